@@ -1,0 +1,83 @@
+import {
+  type ArgumentsHost,
+  Catch,
+  type ExceptionFilter,
+  HttpException,
+  Logger,
+} from '@nestjs/common';
+import { ThrottlerException } from '@nestjs/throttler';
+import type { Request, Response } from 'express';
+import { errorBody } from './error-body';
+import { AppError, type ErrorCode } from './errors';
+import { RawResponseException } from './raw-response.exception';
+
+const CODE_BY_STATUS: Record<number, ErrorCode> = {
+  400: 'VALIDATION_FAILED',
+  401: 'UNAUTHENTICATED',
+  403: 'FORBIDDEN',
+  404: 'NOT_FOUND',
+  405: 'METHOD_NOT_ALLOWED',
+  409: 'CONFLICT',
+  413: 'PAYLOAD_TOO_LARGE',
+  415: 'UNSUPPORTED_MEDIA_TYPE',
+  429: 'RATE_LIMITED',
+};
+
+/** Gives every error the contract's body; logs the unexpected with the request id, reveals nothing. */
+@Catch()
+export class AllExceptionsFilter implements ExceptionFilter {
+  private readonly logger = new Logger('Errors');
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const http = host.switchToHttp();
+    const request = http.getRequest<Request & { id?: string }>();
+    const response = http.getResponse<Response>();
+    if (response.headersSent) return;
+
+    if (exception instanceof RawResponseException) {
+      response.status(exception.getStatus()).json(exception.getResponse());
+      return;
+    }
+    if (exception instanceof AppError) {
+      for (const [name, value] of Object.entries(exception.headers ?? {}))
+        response.setHeader(name, value);
+      response.status(exception.status).json(
+        errorBody(exception.status, exception.code, exception.message, {
+          details: exception.details,
+        }),
+      );
+      return;
+    }
+    if (exception instanceof ThrottlerException) {
+      response
+        .status(429)
+        .json(errorBody(429, 'RATE_LIMITED', 'too many attempts, try again later'));
+      return;
+    }
+    if (exception instanceof HttpException && exception.getStatus() < 500) {
+      const status = exception.getStatus();
+      const code = CODE_BY_STATUS[status] ?? 'CONFLICT';
+      response.status(status).json(errorBody(status, code, messageOf(exception, request)));
+      return;
+    }
+
+    const requestId = String(request.id ?? 'unknown');
+    this.logger.error(
+      { err: exception, request_id: requestId },
+      `unexpected error on ${request.method} ${request.path}`,
+    );
+    response
+      .status(500)
+      .json(errorBody(500, 'INTERNAL', 'internal error', { request_id: requestId }));
+  }
+}
+
+function messageOf(exception: HttpException, request: Request): string {
+  if (exception.getStatus() === 404 && !(exception.getResponse() as { code?: string }).code) {
+    return `no route ${request.method} ${request.path}`;
+  }
+  const body = exception.getResponse();
+  if (typeof body === 'string') return body;
+  const message = (body as { message?: unknown }).message;
+  return typeof message === 'string' ? message : exception.message;
+}

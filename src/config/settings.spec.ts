@@ -1,0 +1,104 @@
+import { mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadSettings, SettingsError } from './settings';
+
+const SECRETS = {
+  JWT_ACCESS_SECRET: 'a'.repeat(40),
+  INTERNAL_SECRET: 'b'.repeat(40),
+  PROXY_TOKEN_SECRET: 'c'.repeat(40),
+  DATA_ENCRYPTION_KEY: 'd'.repeat(40),
+  SEED_PEPPER: 'e'.repeat(40),
+};
+
+function problemsOf(env: Record<string, string>): string[] {
+  try {
+    loadSettings(env);
+  } catch (error) {
+    if (error instanceof SettingsError) return error.problems;
+    throw error;
+  }
+  return [];
+}
+
+describe('loadSettings', () => {
+  const dataDir = () => mkdtempSync(join(tmpdir(), 'settings-'));
+
+  it('applies the contract defaults', () => {
+    const s = loadSettings({ ...SECRETS, DATA_DIR: dataDir() });
+    expect(s).toMatchObject({
+      host: '0.0.0.0',
+      port: 3000,
+      databaseUrl: null,
+      migrationsRun: true,
+      accessTokenTtlS: 900,
+      refreshTokenTtlS: 2_592_000,
+      cookieSecure: true,
+      cookieDomain: null,
+      corsOrigins: [],
+      appUrl: 'http://localhost:5173',
+      botMode: 'off',
+      telegramAuthMaxAgeS: 86_400,
+      trialDays: 3,
+      referralRewardDays: 7,
+      trafficLimitDefaultBytes: 107_374_182_400n,
+      nodeHealthIntervalS: 60,
+      reconcileIntervalS: 60,
+      rateCacheS: 60,
+      telegramApiRoot: 'https://api.telegram.org',
+      tonApiUrl: 'https://toncenter.com',
+      tonRatesUrl: 'https://tonapi.io',
+    });
+    expect(Object.isFrozen(s)).toBe(true);
+  });
+
+  it('does not run migrations against an external database unless asked', () => {
+    const url = 'postgresql://u:p@db.example:5432/app';
+    expect(loadSettings({ ...SECRETS, DATABASE_URL: url }).migrationsRun).toBe(false);
+    expect(
+      loadSettings({ ...SECRETS, DATABASE_URL: url, MIGRATIONS_RUN: 'true' }).migrationsRun,
+    ).toBe(true);
+  });
+
+  it('names every bad setting at once', () => {
+    const problems = problemsOf({
+      ...SECRETS,
+      PORT: 'eighty',
+      COOKIE_SECURE: 'maybe',
+      CORS_ORIGINS: 'https://ok.example,not-an-origin',
+      DATABASE_URL: 'mysql://x',
+      BOT_MODE: 'webhook',
+    });
+    expect(problems.join('\n')).toMatch(/PORT/);
+    expect(problems.join('\n')).toMatch(/COOKIE_SECURE/);
+    expect(problems.join('\n')).toMatch(/CORS_ORIGINS: "not-an-origin"/);
+    expect(problems.join('\n')).toMatch(/DATABASE_URL/);
+    expect(problems.join('\n')).toMatch(/BOT_WEBHOOK_SECRET/);
+    expect(problems.join('\n')).toMatch(/BOT_TOKEN/);
+  });
+
+  it('requires every secret in production and refuses placeholders', () => {
+    const problems = problemsOf({ NODE_ENV: 'production', JWT_ACCESS_SECRET: 'changeme' });
+    expect(problems).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^JWT_ACCESS_SECRET: must be at least/),
+        'INTERNAL_SECRET: required when NODE_ENV=production',
+        'SEED_PEPPER: required when NODE_ENV=production',
+      ]),
+    );
+  });
+
+  it('generates missing development secrets once and keeps them', () => {
+    const dir = dataDir();
+    const warn = jest.spyOn(console, 'warn').mockImplementation(() => undefined);
+    const first = loadSettings({ DATA_DIR: dir });
+    const second = loadSettings({ DATA_DIR: dir });
+    warn.mockRestore();
+    expect(first.jwtAccessSecret).toHaveLength(43);
+    expect(second.jwtAccessSecret).toBe(first.jwtAccessSecret);
+    expect(second.seedPepper).toBe(first.seedPepper);
+    const file = join(dir, 'secrets.json');
+    expect(JSON.parse(readFileSync(file, 'utf8')).INTERNAL_SECRET).toBe(first.internalSecret);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+  });
+});

@@ -1,0 +1,10 @@
+import { DataSource } from 'typeorm';
+import { dataSourceOptions } from './data-source';
+
+/** The TypeORM CLI's data source (`npm run migration:*`): `DATABASE_URL` names the database. */
+const url = process.env.DATABASE_URL;
+if (!url) {
+  throw new Error('DATABASE_URL must be set for the migration commands');
+}
+
+export default new DataSource(dataSourceOptions(url));

@@ -1,0 +1,37 @@
+import { HttpStatus, Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { RawResponseException } from '../common/raw-response.exception';
+import { readPublicConfig } from '../config/runtime';
+import type { ConfigResponse, HealthResponse } from './system.dto';
+
+const HEALTH_TIMEOUT_MS = 2_000;
+
+@Injectable()
+export class SystemService {
+  constructor(private readonly dataSource: DataSource) {}
+
+  publicConfig(): ConfigResponse {
+    return readPublicConfig();
+  }
+
+  async health(): Promise<HealthResponse> {
+    if (await this.databaseAnswers()) return { status: 'ok', db: 'up' };
+    throw new RawResponseException({ status: 'error', db: 'down' }, HttpStatus.SERVICE_UNAVAILABLE);
+  }
+
+  private async databaseAnswers(): Promise<boolean> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<false>((resolve) => {
+      timer = setTimeout(() => resolve(false), HEALTH_TIMEOUT_MS);
+    });
+    const probe = this.dataSource
+      .query('SELECT 1')
+      .then(() => true)
+      .catch(() => false);
+    try {
+      return await Promise.race([probe, timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}

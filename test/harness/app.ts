@@ -1,0 +1,57 @@
+import type { AddressInfo } from 'node:net';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import request from 'supertest';
+import { DataSource } from 'typeorm';
+import { createApp } from '../../src/app.factory';
+import { loadSettings, type Settings } from '../../src/config/settings';
+import { createTestDatabase } from './database';
+
+export const TEST_SECRETS = {
+  JWT_ACCESS_SECRET: 'test-jwt-access-secret-0123456789abcdef',
+  INTERNAL_SECRET: 'test-internal-secret-0123456789abcdefgh',
+  PROXY_TOKEN_SECRET: 'test-proxy-token-secret-0123456789abcde',
+  DATA_ENCRYPTION_KEY: 'test-data-encryption-key-0123456789abcd',
+  SEED_PEPPER: 'test-seed-pepper-0123456789abcdefghijklm',
+};
+
+export const TRUSTED_ORIGIN = 'https://app.example.test';
+
+export interface TestApp {
+  app: NestExpressApplication;
+  settings: Settings;
+  dataSource: DataSource;
+  /** Base URL of the listening server, e.g. http://127.0.0.1:41234 */
+  baseUrl: string;
+  http(): request.Agent;
+  close(): Promise<void>;
+}
+
+/**
+ * Boots the real application on a database of its own, listening on a loopback port.
+ * `env` overrides the test defaults, exactly as environment variables would.
+ */
+export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+  const database = await createTestDatabase();
+  const settings = loadSettings({
+    NODE_ENV: 'test',
+    DATA_DIR: '/nonexistent-test-data-dir',
+    CSRF_TRUSTED_ORIGINS: TRUSTED_ORIGIN,
+    CORS_ORIGINS: TRUSTED_ORIGIN,
+    ...TEST_SECRETS,
+    ...env,
+  });
+  const app = await createApp({ settings, databaseUrl: database.url, schedule: false });
+  await app.listen(0, '127.0.0.1');
+  const { port } = app.getHttpServer().address() as AddressInfo;
+  return {
+    app,
+    settings,
+    dataSource: app.get(DataSource),
+    baseUrl: `http://127.0.0.1:${port}`,
+    http: () => request.agent(app.getHttpServer()),
+    async close() {
+      await app.close();
+      await database.drop();
+    },
+  };
+}

@@ -1,0 +1,109 @@
+import { Client } from 'pg';
+import { startTestApp, type TestApp } from './harness/app';
+
+describe('system routes and the error body', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+  afterAll(() => t.close());
+
+  it('GET /config reads bot_username and grafana_url from the environment on every request', async () => {
+    delete process.env.BOT_USERNAME;
+    delete process.env.GRAFANA_URL;
+    await t.http().get('/api/v1/config').expect(200, { bot_username: null, grafana_url: null });
+
+    process.env.BOT_USERNAME = 'shop_vpn_bot';
+    process.env.GRAFANA_URL = 'https://grafana.example.test';
+    try {
+      await t
+        .http()
+        .get('/api/v1/config')
+        .expect(200, { bot_username: 'shop_vpn_bot', grafana_url: 'https://grafana.example.test' });
+    } finally {
+      delete process.env.BOT_USERNAME;
+      delete process.env.GRAFANA_URL;
+    }
+  });
+
+  it('GET /health answers ok while the database is up', async () => {
+    await t.http().get('/api/v1/health').expect(200, { status: 'ok', db: 'up' });
+  });
+
+  it('malformed JSON is 400 VALIDATION_FAILED with the contract body, never a 500 or HTML', async () => {
+    const res = await t
+      .http()
+      .post('/api/v1/config')
+      .set('Content-Type', 'application/json')
+      .send('{bad');
+    expect(res.status).toBe(400);
+    expect(res.headers['content-type']).toMatch(/application\/json/);
+    expect(res.body).toEqual({
+      statusCode: 400,
+      error: 'Bad Request',
+      code: 'VALIDATION_FAILED',
+      message: 'request body is not valid JSON',
+    });
+  });
+
+  it('an unknown route is 404 NOT_FOUND', async () => {
+    const res = await t.http().get('/api/v1/no/such/route').expect(404);
+    expect(res.body).toMatchObject({ statusCode: 404, error: 'Not Found', code: 'NOT_FOUND' });
+    const wrongMethod = await t.http().delete('/api/v1/config').expect(404);
+    expect(wrongMethod.body.code).toBe('NOT_FOUND');
+  });
+
+  it('an oversized body is 413 PAYLOAD_TOO_LARGE', async () => {
+    const res = await t
+      .http()
+      .post('/api/v1/config')
+      .set('Content-Type', 'application/json')
+      .send(JSON.stringify({ x: 'a'.repeat(2 * 1024 * 1024) }));
+    expect(res.status).toBe(413);
+    expect(res.body).toMatchObject({ statusCode: 413, code: 'PAYLOAD_TOO_LARGE' });
+  });
+
+  it('every response carries a request id; a sane given one is echoed', async () => {
+    const res = await t.http().get('/api/v1/health').set('X-Request-Id', 'trace-123');
+    expect(res.headers['x-request-id']).toBe('trace-123');
+    const generated = await t
+      .http()
+      .get('/api/v1/health')
+      .set('X-Request-Id', 'bad id with spaces');
+    expect(generated.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('sets security headers', async () => {
+    const res = await t.http().get('/api/v1/health');
+    expect(res.headers['x-content-type-options']).toBe('nosniff');
+    expect(res.headers['x-powered-by']).toBeUndefined();
+  });
+
+  it('serves the OpenAPI document and its UI', async () => {
+    const doc = await t.http().get('/api/v1/docs-json').expect(200);
+    expect(doc.body.openapi).toMatch(/^3\./);
+    expect(Object.keys(doc.body.paths)).toEqual(
+      expect.arrayContaining(['/api/v1/config', '/api/v1/health']),
+    );
+    await t.http().get('/api/v1/docs').expect(200).expect('Content-Type', /html/);
+  });
+});
+
+describe('GET /health when the database is gone', () => {
+  it('answers 503 {status: "error", db: "down"}', async () => {
+    const t = await startTestApp();
+    const dbName = new URL(
+      t.settings.databaseUrl ?? (t.dataSource.options as { url: string }).url,
+    ).pathname.slice(1);
+    const admin = new Client({ connectionString: process.env.TEST_PG_ADMIN_URL });
+    await admin.connect();
+    try {
+      await t.http().get('/api/v1/health').expect(200);
+      await admin.query(`DROP DATABASE "${dbName}" WITH (FORCE)`);
+      await t.http().get('/api/v1/health').expect(503, { status: 'error', db: 'down' });
+    } finally {
+      await admin.end();
+      await t.close();
+    }
+  });
+});
