@@ -7,6 +7,9 @@ import { type Settings } from './config/settings';
 import { SettingsModule } from './config/settings.module';
 import { dataSourceOptions } from './database/data-source';
 import { SystemModule } from './system/system.module';
+import { AuthModule } from './auth/auth.module';
+import { UsersModule } from './users/users.module';
+import { SettingsStoreModule } from './settings-store/settings-store.module';
 
 export interface AppModuleOptions {
   settings: Settings;
@@ -29,7 +32,10 @@ export class AppModule {
           dataSourceOptions(databaseUrl, { migrationsRun: settings.migrationsRun }),
         ),
         ...(schedule ? [ScheduleModule.forRoot()] : []),
+        SettingsStoreModule,
         SystemModule,
+        UsersModule,
+        AuthModule,
       ],
     };
   }

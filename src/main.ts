@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { createApp } from './app.factory';
+import { runCreateOwner } from './auth/create-owner.command';
 import { loadSettings, type Settings, SettingsError } from './config/settings';
 import { type EmbeddedDatabase, startEmbeddedPostgres } from './database/embedded-postgres';
 import { join } from 'node:path';
@@ -23,6 +24,11 @@ async function main(): Promise<void> {
 
   try {
     database = await openDatabase(settings);
+    if (process.argv.includes('--create-owner')) {
+      const code = await runCreateOwner(settings, database.url);
+      await database.stop();
+      process.exit(code);
+    }
     app = await createApp({ settings, databaseUrl: database.url, schedule: true });
     await app.listen(settings.port, settings.host);
     new Logger('Main').log(`listening on http://${settings.host}:${settings.port}/api/v1`);

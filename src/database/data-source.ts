@@ -17,6 +17,7 @@ export function dataSourceOptions(
     migrationsTableName: 'migrations',
     migrationsTransactionMode: 'each',
     namingStrategy: new SnakeNamingStrategy(),
+    uuidExtension: 'pgcrypto',
     synchronize: false,
     migrationsRun: false,
     extra: { max: 20 },

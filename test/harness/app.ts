@@ -37,6 +37,7 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     DATA_DIR: '/nonexistent-test-data-dir',
     CSRF_TRUSTED_ORIGINS: TRUSTED_ORIGIN,
     CORS_ORIGINS: TRUSTED_ORIGIN,
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     ...TEST_SECRETS,
     ...env,
   });

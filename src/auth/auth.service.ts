@@ -1,0 +1,139 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { AppError } from '../common/errors';
+import { randomToken, secretsEqual, sha256 } from '../common/secrets';
+import { readPublicConfig } from '../config/runtime';
+import { type Settings } from '../config/settings';
+import { SETTINGS } from '../config/settings.module';
+import type { User } from '../users/entities/user.entity';
+import { UsersRepository } from '../users/users.repository';
+import { AuthRepository } from './auth.repository';
+import type {
+  LoginCodeResponse,
+  PollLoginCodeResponse,
+  TelegramLoginRequest,
+} from './dto/auth.dto';
+import { hashPassword, needsRehash, verifyPassword } from './passwords';
+import { generateSeed, hashSeed } from './seeds';
+import { type IssuedSession, SessionsService } from './sessions.service';
+import { verifyWidget } from './telegram-widget';
+
+export const LOGIN_CODE_TTL_S = 10 * 60;
+export const BOOTSTRAP_TOKEN_TTL_S = 5 * 60;
+
+/** The ways to sign in. Each ends in a new session. */
+@Injectable()
+export class AuthService {
+  constructor(
+    private readonly users: UsersRepository,
+    private readonly repository: AuthRepository,
+    private readonly sessions: SessionsService,
+    @Inject(SETTINGS) private readonly settings: Settings,
+  ) {}
+
+  async createSeedAccount(): Promise<{ seed: string; user: User; session: IssuedSession }> {
+    const seed = generateSeed();
+    const user = await this.users.createSeedUser(hashSeed(seed, this.settings.seedPepper));
+    return { seed, user, session: await this.sessions.start(user) };
+  }
+
+  async loginWithSeed(seed: string): Promise<{ user: User; session: IssuedSession }> {
+    const user = await this.users.findBySeedHash(hashSeed(seed, this.settings.seedPepper));
+    if (!user) throw new AppError('INVALID_CREDENTIALS', 'wrong seed');
+    return { user, session: await this.sessions.start(user) };
+  }
+
+  async loginWithTelegram(
+    fields: TelegramLoginRequest,
+  ): Promise<{ user: User; session: IssuedSession }> {
+    const botToken = this.settings.botToken;
+    const valid =
+      botToken !== null && verifyWidget({ ...fields }, botToken, this.settings.telegramAuthMaxAgeS);
+    if (!valid)
+      throw new AppError('TELEGRAM_AUTH_INVALID', 'the Telegram login could not be verified');
+    const user = await this.users.upsertTelegramUser(fields.id, fields.username ?? null);
+    return { user, session: await this.sessions.start(user) };
+  }
+
+  async loginStaff(
+    username: string,
+    password: string,
+  ): Promise<{ user: User; session: IssuedSession }> {
+    const user = await this.users.findByUsername(username.toLowerCase());
+    const storedHash = user?.role ? user.passwordHash : null;
+    const ok = await verifyPassword(storedHash, password);
+    if (!ok || !user || !storedHash)
+      throw new AppError('INVALID_CREDENTIALS', 'wrong username or password');
+    if (needsRehash(storedHash))
+      await this.users.updatePasswordHash(user.id, await hashPassword(password));
+    return { user, session: await this.sessions.start(user) };
+  }
+
+  async createLoginCode(): Promise<LoginCodeResponse> {
+    const code = randomToken(16);
+    const pollSecret = randomToken(32);
+    const expiresAt = await this.repository.createLoginCode(
+      sha256(code),
+      sha256(pollSecret),
+      LOGIN_CODE_TTL_S,
+    );
+    const bot = readPublicConfig().bot_username;
+    return {
+      code,
+      poll_secret: pollSecret,
+      deep_link: bot ? `https://t.me/${bot}?start=login_${code}` : null,
+      expires_at: expiresAt.toISOString(),
+    };
+  }
+
+  /** Called by the bot when a Telegram user opens `login_<code>`. */
+  async confirmLoginCode(
+    code: string,
+    telegram: { tgId: number; username: string | null },
+  ): Promise<boolean> {
+    const user = await this.users.upsertTelegramUser(telegram.tgId, telegram.username);
+    return this.repository.confirmLoginCode(sha256(code), user.id);
+  }
+
+  async pollLoginCode(code: string, pollSecret: string): Promise<PollLoginCodeResponse> {
+    const codeHash = sha256(code);
+    const storedSecret = await this.repository.loginCodePollSecretHash(codeHash);
+    if (!storedSecret || !secretsEqual(sha256(pollSecret), storedSecret)) {
+      throw new AppError('NOT_FOUND', 'no such login code');
+    }
+    const taken = await this.repository.takeLoginCode(codeHash);
+    switch (taken.state) {
+      case 'confirmed':
+        return {
+          status: 'confirmed',
+          bootstrap_token: await this.issueBootstrapToken(taken.userId),
+        };
+      case 'pending':
+        return { status: 'pending' };
+      case 'expired':
+      case 'unknown':
+        return { status: 'expired' };
+    }
+  }
+
+  /** A single-use token for `POST /auth/exchange`, valid five minutes. */
+  async issueBootstrapToken(userId: string): Promise<string> {
+    const token = randomToken(32);
+    await this.repository.createBootstrapToken(sha256(token), userId, BOOTSTRAP_TOKEN_TTL_S);
+    return token;
+  }
+
+  async exchange(bootstrapToken: string): Promise<{ user: User; session: IssuedSession }> {
+    const userId = await this.repository.useBootstrapToken(sha256(bootstrapToken));
+    if (!userId)
+      throw new AppError('BOOTSTRAP_INVALID', 'unknown, expired or already used bootstrap token');
+    const user = await this.users.getById(userId);
+    return { user, session: await this.sessions.start(user) };
+  }
+
+  async refresh(refreshToken: string | undefined): Promise<IssuedSession> {
+    return this.sessions.refresh(
+      refreshToken,
+      async (userId) => (await this.users.getById(userId)).role,
+    );
+  }
+}

@@ -1,0 +1,34 @@
+import * as argon2 from 'argon2';
+
+/** OWASP's argon2id minimum: 19 MiB, 2 passes, 1 lane. argon2 adds its own random salt per hash. */
+export const ARGON2_OPTIONS = {
+  type: argon2.argon2id,
+  memoryCost: 19_456,
+  timeCost: 2,
+  parallelism: 1,
+} as const;
+
+export function hashPassword(password: string): Promise<string> {
+  return argon2.hash(password, ARGON2_OPTIONS);
+}
+
+// Verified against when the username is unknown, so both failures take about as long.
+let dummyHash: Promise<string> | undefined;
+
+/** True when `password` matches; with no stored hash it still spends the time of a check. */
+export async function verifyPassword(
+  storedHash: string | null,
+  password: string,
+): Promise<boolean> {
+  if (storedHash === null) {
+    dummyHash ??= hashPassword('dummy password that never matches');
+    await argon2.verify(await dummyHash, password).catch(() => false);
+    return false;
+  }
+  return argon2.verify(storedHash, password).catch(() => false);
+}
+
+/** True when the hash was made with other parameters than today's, and should be redone. */
+export function needsRehash(storedHash: string): boolean {
+  return argon2.needsRehash(storedHash, ARGON2_OPTIONS);
+}

@@ -1,0 +1,129 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { CookieOptions } from 'express';
+import jwt from 'jsonwebtoken';
+import { type CookieWriter, ACCESS_COOKIE, REFRESH_COOKIE } from '../common/auth/cookies';
+import { AppError } from '../common/errors';
+import { randomToken, sha256 } from '../common/secrets';
+import { type Settings } from '../config/settings';
+import { SETTINGS } from '../config/settings.module';
+import type { Role } from '../users/entities/user.entity';
+import { AuthRepository } from './auth.repository';
+
+export interface AccessClaims {
+  sub: string;
+  sid: string;
+  role: Role | null;
+}
+
+export interface IssuedSession {
+  userId: string;
+  sessionId: string;
+  accessToken: string;
+  refreshToken: string;
+}
+
+/** Cookie sessions: a short-lived access JWT and a rotating opaque refresh token. */
+@Injectable()
+export class SessionsService {
+  constructor(
+    private readonly repository: AuthRepository,
+    @Inject(SETTINGS) private readonly settings: Settings,
+  ) {}
+
+  async start(user: { id: string; role: Role | null }): Promise<IssuedSession> {
+    const refreshToken = randomToken(32);
+    const sessionId = await this.repository.createSession(
+      user.id,
+      sha256(refreshToken),
+      this.settings.refreshTokenTtlS,
+    );
+    return {
+      userId: user.id,
+      sessionId,
+      refreshToken,
+      accessToken: this.signAccess(user.id, sessionId, user.role),
+    };
+  }
+
+  /** Rotates a refresh token. Reuse of a rotated one revokes every session of its user. */
+  async refresh(
+    refreshToken: string | undefined,
+    role: (userId: string) => Promise<Role | null>,
+  ): Promise<IssuedSession> {
+    if (!refreshToken || refreshToken.length > 200) {
+      throw new AppError('REFRESH_INVALID', 'missing or unknown refresh token');
+    }
+    const next = randomToken(32);
+    const result = await this.repository.rotate(
+      sha256(refreshToken),
+      sha256(next),
+      this.settings.refreshTokenTtlS,
+    );
+    switch (result.outcome) {
+      case 'rotated':
+        return {
+          userId: result.userId,
+          sessionId: result.sessionId,
+          refreshToken: next,
+          accessToken: this.signAccess(result.userId, result.sessionId, await role(result.userId)),
+        };
+      case 'reused':
+        throw new AppError(
+          'REFRESH_REUSED',
+          'this refresh token was already used; every session is now signed out',
+        );
+      case 'invalid':
+        throw new AppError('REFRESH_INVALID', 'missing, unknown, expired or revoked refresh token');
+    }
+  }
+
+  revoke(sessionId: string): Promise<void> {
+    return this.repository.revokeSession(sessionId);
+  }
+
+  revokeAll(userId: string): Promise<void> {
+    return this.repository.revokeAllSessions(userId);
+  }
+
+  verifyAccess(token: string): AccessClaims {
+    return jwt.verify(token, this.settings.jwtAccessSecret, {
+      algorithms: ['HS256'],
+    }) as AccessClaims;
+  }
+
+  setCookies(cookies: CookieWriter, session: IssuedSession): void {
+    cookies.set(ACCESS_COOKIE, session.accessToken, {
+      ...this.cookieBase('/'),
+      maxAge: this.settings.accessTokenTtlS * 1000,
+    });
+    cookies.set(REFRESH_COOKIE, session.refreshToken, {
+      ...this.cookieBase(REFRESH_PATH),
+      maxAge: this.settings.refreshTokenTtlS * 1000,
+    });
+  }
+
+  clearCookies(cookies: CookieWriter): void {
+    cookies.clear(ACCESS_COOKIE, this.cookieBase('/'));
+    cookies.clear(REFRESH_COOKIE, this.cookieBase(REFRESH_PATH));
+  }
+
+  private signAccess(userId: string, sessionId: string, role: Role | null): string {
+    const claims: AccessClaims = { sub: userId, sid: sessionId, role };
+    return jwt.sign(claims, this.settings.jwtAccessSecret, {
+      algorithm: 'HS256',
+      expiresIn: this.settings.accessTokenTtlS,
+    });
+  }
+
+  private cookieBase(path: string): CookieOptions {
+    return {
+      httpOnly: true,
+      secure: this.settings.cookieSecure,
+      sameSite: 'lax',
+      path,
+      ...(this.settings.cookieDomain ? { domain: this.settings.cookieDomain } : {}),
+    };
+  }
+}
+
+export const REFRESH_PATH = '/api/v1/auth';

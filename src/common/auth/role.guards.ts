@@ -1,0 +1,59 @@
+import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
+import type { Role } from '../../users/entities/user.entity';
+import { AppError } from '../errors';
+import type { AuthenticatedRequest, AuthUser } from './auth-user';
+
+/** Passes the signed-in callers `allows` accepts; 403 FORBIDDEN for the others. */
+abstract class CallerGuard implements CanActivate {
+  protected abstract allows(user: AuthUser): boolean;
+
+  canActivate(context: ExecutionContext): boolean {
+    const user = context.switchToHttp().getRequest<AuthenticatedRequest>().user;
+    if (!user) throw new AppError('UNAUTHENTICATED', 'sign in first');
+    if (!this.allows(user)) throw new AppError('FORBIDDEN', 'your role may not do this');
+    return true;
+  }
+}
+
+const hasRole = (user: AuthUser, roles: readonly Role[]): boolean =>
+  user.role !== null && roles.includes(user.role);
+
+/** owner */
+@Injectable()
+export class OwnerGuard extends CallerGuard {
+  protected allows(user: AuthUser): boolean {
+    return hasRole(user, ['owner']);
+  }
+}
+
+/** owner, moderator */
+@Injectable()
+export class StaffGuard extends CallerGuard {
+  protected allows(user: AuthUser): boolean {
+    return hasRole(user, ['owner', 'moderator']);
+  }
+}
+
+/** owner, moderator, support: the ones who handle tickets. */
+@Injectable()
+export class SupportStaffGuard extends CallerGuard {
+  protected allows(user: AuthUser): boolean {
+    return hasRole(user, ['owner', 'moderator', 'support']);
+  }
+}
+
+/** owner, or staff granted `can_manage_nodes`. */
+@Injectable()
+export class NodeManageGuard extends CallerGuard {
+  protected allows(user: AuthUser): boolean {
+    return hasRole(user, ['owner']) || (user.role !== null && user.canManageNodes);
+  }
+}
+
+/** partner */
+@Injectable()
+export class PartnerGuard extends CallerGuard {
+  protected allows(user: AuthUser): boolean {
+    return hasRole(user, ['partner']);
+  }
+}
