@@ -57,7 +57,6 @@ export class Accounts0002 implements MigrationInterface {
       `ALTER TABLE "bootstrap_tokens" DROP CONSTRAINT "FK_3a4eb874cfdd36a6790082c44f8"`,
     );
     await queryRunner.query(`ALTER TABLE "users" DROP CONSTRAINT "FK_c4de8784831eab14aace7c26e65"`);
-    await queryRunner.query(`ALTER TABLE "users" DROP CONSTRAINT "FK_191705b64b6369ede4dd49f8881"`);
     await queryRunner.query(`DROP INDEX "public"."IDX_refresh_sessions_user"`);
     await queryRunner.query(`DROP INDEX "public"."UQ_refresh_sessions_token_hash"`);
     await queryRunner.query(`DROP TABLE "refresh_sessions"`);

@@ -41,6 +41,7 @@ export class RolesAndPartners0003 implements MigrationInterface {
   }
 
   public async down(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query(`ALTER TABLE "users" DROP CONSTRAINT "FK_191705b64b6369ede4dd49f8881"`);
     await queryRunner.query(
       `ALTER TABLE "withdrawal_requests" DROP CONSTRAINT "FK_a1dc564168e17c612aafe747b06"`,
     );

@@ -19,7 +19,7 @@ export async function runCreateOwner(settings: Settings, databaseUrl: string): P
   const { username, password } = await promptCredentials();
   const credentials = plainToInstance(StaffCredentials, { username, password });
   const problems = validateSync(credentials).flatMap((e) =>
-    Object.values(e.constraints ?? {}).map((m) => `${e.property}: ${m.replace(/^\S+ /, '')}`),
+    Object.values(e.constraints ?? {}).map((m) => `${e.property}: ${m}`),
   );
   if (problems.length > 0) {
     console.error(`cannot create the owner:\n  ${problems.join('\n  ')}`);
@@ -66,6 +66,8 @@ async function promptCredentials(): Promise<{ username: string; password: string
   });
   const lines = rl[Symbol.asyncIterator]();
   const ask = async (question: string, hidden: boolean): Promise<string> => {
+    // Raw mode keeps the terminal itself from echoing; readline's echo goes to the muted stream.
+    if (tty && hidden) process.stdin.setRawMode(true);
     process.stdout.write(question);
     muted = hidden;
     const next = await lines.next();

@@ -1,0 +1,112 @@
+import { spawn } from 'node:child_process';
+import { resolve } from 'node:path';
+import { Client } from 'pg';
+import { createTestDatabase, type TestDatabase } from './harness/database';
+import { TEST_SECRETS } from './harness/app';
+
+const ROOT = resolve(__dirname, '..');
+const MAIN = ['-r', 'ts-node/register/transpile-only', 'src/main.ts', '--create-owner'];
+
+interface Run {
+  code: number | null;
+  output: string;
+}
+
+/** Runs the command; `input` is written at once, or each answer after its prompt appears. */
+function run(
+  command: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  input: string | [prompt: string, answer: string][],
+): Promise<Run> {
+  return new Promise((done) => {
+    const child = spawn(command, args, { cwd: ROOT, env: { ...process.env, ...env } });
+    let output = '';
+    const pending = typeof input === 'string' ? [] : [...input];
+    const onData = (chunk: Buffer): void => {
+      output += chunk.toString();
+      while (pending.length > 0 && output.includes(pending[0][0])) {
+        const [, answer] = pending.shift()!;
+        // Answer like a person, after the prompt is on screen, not within the same microsecond.
+        setTimeout(() => child.stdin.write(`${answer}\n`), 300);
+      }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    if (typeof input === 'string') child.stdin.end(input);
+    child.on('exit', (code) => done({ code, output }));
+  });
+}
+
+describe('--create-owner', () => {
+  jest.setTimeout(60_000);
+  let db: TestDatabase;
+  let env: NodeJS.ProcessEnv;
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    env = {
+      ...TEST_SECRETS,
+      DATABASE_URL: db.url,
+      NODE_ENV: 'test',
+      TS_NODE_PROJECT: 'tsconfig.json',
+    };
+  });
+  afterAll(() => db.drop());
+
+  async function ownerRow(
+    username: string,
+  ): Promise<{ role: string; password_hash: string } | undefined> {
+    const client = new Client({ connectionString: db.url });
+    await client.connect();
+    try {
+      const { rows } = await client.query(
+        'SELECT role, password_hash FROM users WHERE username = $1',
+        [username],
+      );
+      return rows[0];
+    } finally {
+      await client.end();
+    }
+  }
+
+  it('reads two lines from piped stdin and creates the owner', async () => {
+    const result = await run(process.execPath, MAIN, env, 'root_admin\ncorrect horse battery\n');
+    expect(result.output).toContain('created owner root_admin');
+    expect(result.code).toBe(0);
+    const row = await ownerRow('root_admin');
+    expect(row?.role).toBe('owner');
+    expect(row?.password_hash).toMatch(/^\$argon2id\$/);
+  });
+
+  it('fails with a clear message and exit code 1 when the username is taken', async () => {
+    const result = await run(process.execPath, MAIN, env, 'root_admin\nanother long password\n');
+    expect(result.code).toBe(1);
+    expect(result.output).toMatch(/username "root_admin" is taken/);
+  });
+
+  it('refuses a short password without writing anything', async () => {
+    const result = await run(process.execPath, MAIN, env, 'short_pw_owner\nshort\n');
+    expect(result.code).toBe(1);
+    expect(result.output).toMatch(/password: must be 12 to 128 characters/);
+    expect(await ownerRow('short_pw_owner')).toBeUndefined();
+  });
+
+  it('through a pseudo-terminal, prompts and does not echo the password', async () => {
+    const command = [process.execPath, ...MAIN].join(' ');
+    const password = 'terminal typed secret';
+    const result = await run(
+      'script',
+      ['-q', '-E', 'never', '-ec', command, '/dev/null'],
+      env,
+      `tty_owner\n${password}\n`,
+    );
+    expect(result.output).toContain('Owner username:');
+    expect(result.output).toContain('Owner password:');
+    expect(result.output).toContain('created owner tty_owner');
+    // What the terminal shows from the password prompt on must not include the password.
+    const afterPrompt = result.output.slice(result.output.indexOf('Owner password:'));
+    expect(afterPrompt).not.toContain(password);
+    expect(result.code).toBe(0);
+    expect((await ownerRow('tty_owner'))?.role).toBe('owner');
+  });
+});
