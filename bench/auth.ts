@@ -1,0 +1,155 @@
+/**
+ * `npm run bench:auth`: GET /api/v1/users/me with a cookie session, requests per second and p99
+ * latency, on the real service and on a bare node:http + pg server doing the same queries, in the
+ * same run against the same embedded PostgreSQL. Loopback only; stops by itself.
+ */
+import { createServer, type Server } from 'node:http';
+import { mkdtempSync, chmodSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+import jwt from 'jsonwebtoken';
+import { Pool } from 'pg';
+import { DataSource } from 'typeorm';
+import { createApp } from '../src/app.factory';
+import { AuthService } from '../src/auth/auth.service';
+import { loadSettings } from '../src/config/settings';
+import { dataSourceOptions } from '../src/database/data-source';
+import { startEmbeddedPostgres } from '../src/database/embedded-postgres';
+
+const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 10);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
+const SECRET = 'bench-jwt-secret-0123456789abcdefghijkl';
+
+async function main(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-auth-'));
+  chmodSync(dir, 0o755);
+  const pg = await startEmbeddedPostgres({
+    dir,
+    persistent: false,
+    flags: ['-c', 'max_connections=200'],
+  });
+  try {
+    const migrate = new DataSource(dataSourceOptions(pg.url));
+    await migrate.initialize();
+    await migrate.runMigrations();
+    await migrate.destroy();
+
+    const settings = loadSettings({
+      NODE_ENV: 'production',
+      DATABASE_URL: pg.url,
+      LOG_LEVEL: 'silent',
+      JWT_ACCESS_SECRET: SECRET,
+      INTERNAL_SECRET: 'bench-internal-secret-0123456789abcdefgh',
+      PROXY_TOKEN_SECRET: 'bench-proxy-token-secret-0123456789abcd',
+      DATA_ENCRYPTION_KEY: 'bench-data-encryption-key-0123456789abc',
+      SEED_PEPPER: 'bench-seed-pepper-0123456789abcdefghijk',
+    });
+    const app = await createApp({ settings, databaseUrl: pg.url, schedule: false });
+    await app.listen(0, '127.0.0.1');
+    const { session } = await app.get(AuthService).createSeedAccount();
+    const cookie = `access_token=${session.accessToken}`;
+
+    const bare = await startBareServer(pg.url);
+    const service = await measure(`${await app.getUrl()}/api/v1/users/me`, cookie);
+    const baseline = await measure(
+      `http://127.0.0.1:${(bare.address() as { port: number }).port}/api/v1/users/me`,
+      cookie,
+    );
+
+    const ratio = service.rps / baseline.rps;
+    process.stdout.write(
+      [
+        '',
+        `GET /api/v1/users/me, cookie session, ${CONNECTIONS} connections, ${DURATION_S} s each, loopback`,
+        '| server | requests/s | p50 ms | p99 ms | errors |',
+        '|---|---|---|---|---|',
+        `| service (NestJS) | ${service.rps.toFixed(0)} | ${service.p50} | ${service.p99} | ${service.errors} |`,
+        `| baseline (node:http + pg) | ${baseline.rps.toFixed(0)} | ${baseline.p50} | ${baseline.p99} | ${baseline.errors} |`,
+        `service / baseline throughput: ${(ratio * 100).toFixed(0)}% (target: at least 50%)`,
+        '',
+      ].join('\n'),
+    );
+    await new Promise((resolve) => bare.close(resolve));
+    await app.close();
+  } finally {
+    await pg.stop();
+  }
+}
+
+interface Figures {
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+}
+
+async function measure(url: string, cookie: string): Promise<Figures> {
+  // A short warm-up so JIT and pools are ready, then the measured run.
+  await autocannon({ url, connections: CONNECTIONS, duration: 2, headers: { cookie } });
+  const result = await autocannon({
+    url,
+    connections: CONNECTIONS,
+    duration: DURATION_S,
+    headers: { cookie },
+  });
+  return {
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors: result.errors + result.non2xx,
+  };
+}
+
+/** The same work without the framework: verify the JWT, check the session, read the user. */
+function startBareServer(databaseUrl: string): Promise<Server> {
+  const pool = new Pool({ connectionString: databaseUrl, max: 20 });
+  const server = createServer((req, res) => {
+    void (async () => {
+      const token = /(?:^|;\s*)access_token=([^;]+)/.exec(req.headers.cookie ?? '')?.[1];
+      let claims: { sub: string; sid: string };
+      try {
+        claims = jwt.verify(token ?? '', SECRET, { algorithms: ['HS256'] }) as typeof claims;
+      } catch {
+        res.writeHead(401).end();
+        return;
+      }
+      const session = await pool.query(
+        `SELECT u.id FROM refresh_sessions s JOIN users u ON u.id = s.user_id
+          WHERE s.id = $1 AND s.user_id = $2 AND s.revoked_at IS NULL`,
+        [claims.sid, claims.sub],
+      );
+      if (session.rowCount === 0) {
+        res.writeHead(401).end();
+        return;
+      }
+      const { rows } = await pool.query(
+        `SELECT u.*, (SELECT s.value #>> '{}' FROM app_settings s WHERE s.key = 'traffic_limit_default_bytes') AS default_limit
+           FROM users u WHERE u.id = $1`,
+        [claims.sub],
+      );
+      const u = rows[0];
+      res.writeHead(200, { 'Content-Type': 'application/json' }).end(
+        JSON.stringify({
+          id: u.id,
+          role: u.role,
+          username: u.username,
+          tg_id: u.tg_id === null ? null : Number(u.tg_id),
+          can_manage_nodes: u.can_manage_nodes,
+          partner_code: u.partner_code,
+          commission_percent: u.commission_percent === null ? null : Number(u.commission_percent),
+          subscription: null,
+          traffic: {
+            limit_bytes: Number(u.traffic_limit_bytes ?? u.default_limit ?? 107374182400),
+            used_bytes: Number(u.traffic_used_bytes),
+          },
+          created_at: u.created_at.toISOString(),
+        }),
+      );
+    })().catch(() => res.writeHead(500).end());
+  });
+  server.on('close', () => void pool.end().catch(() => undefined));
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
+}
+
+void main();
