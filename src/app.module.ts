@@ -10,6 +10,9 @@ import { SystemModule } from './system/system.module';
 import { AuthModule } from './auth/auth.module';
 import { UsersModule } from './users/users.module';
 import { SettingsStoreModule } from './settings-store/settings-store.module';
+import { AdminModule } from './admin/admin.module';
+import { TicketsModule } from './tickets/tickets.module';
+import { GameModule } from './game/game.module';
 
 export interface AppModuleOptions {
   settings: Settings;
@@ -36,6 +39,9 @@ export class AppModule {
         SystemModule,
         UsersModule,
         AuthModule,
+        AdminModule,
+        TicketsModule,
+        GameModule,
       ],
     };
   }

@@ -1,0 +1,36 @@
+import { isUUID } from 'class-validator';
+
+/**
+ * A keyset position in a list ordered by `created_at DESC, id DESC`: the timestamp with
+ * PostgreSQL's full microsecond precision (a JS Date would drop the microseconds and skip or
+ * repeat rows) and the row id as the tie-breaker. Sent to clients as opaque base64url.
+ */
+export interface KeysetCursor {
+  /** `YYYY-MM-DDTHH:MM:SS.ffffffZ`, UTC. */
+  at: string;
+  id: string;
+}
+
+/** SQL that renders a timestamptz column in the cursor's `at` form. */
+export const cursorAtSql = (column: string): string =>
+  `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+
+const AT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
+const BASE64URL = /^[A-Za-z0-9_-]{1,200}$/;
+
+export function encodeCursor(cursor: KeysetCursor): string {
+  return Buffer.from(`${cursor.at}|${cursor.id}`, 'utf8').toString('base64url');
+}
+
+/** The cursor, or null when it is not one this service made (the caller answers 400). */
+export function decodeCursor(value: string): KeysetCursor | null {
+  if (!BASE64URL.test(value)) return null;
+  const [at, id, ...rest] = Buffer.from(value, 'base64url').toString('utf8').split('|');
+  if (rest.length > 0 || at === undefined || id === undefined) return null;
+  if (!AT.test(at) || !isUUID(id) || at.startsWith('0000')) return null;
+  // Impossible dates (month 13, Feb 30) are refused here: PostgreSQL's refusal would be a 500.
+  const millis = `${at.slice(0, 23)}Z`;
+  const parsed = new Date(millis);
+  if (Number.isNaN(parsed.getTime()) || parsed.toISOString() !== millis) return null;
+  return { at, id: id.toLowerCase() };
+}

@@ -1,0 +1,75 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import {
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  Length,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+  NotContains,
+} from 'class-validator';
+import { TICKET_STATUSES, type TicketStatus } from '../entities/ticket.entity';
+
+/** Not only whitespace. */
+const VISIBLE = /\S/;
+const VISIBLE_MESSAGE = 'must contain visible text';
+/** PostgreSQL text cannot hold NUL; letting one through would be a 500. */
+const NUL = '\u0000';
+const NUL_MESSAGE = 'must not contain NUL characters';
+
+export class CreateTicketRequest {
+  @ApiProperty({ minLength: 1, maxLength: 200, example: 'Cannot connect from my phone' })
+  @IsString()
+  @Length(1, 200, { message: 'must be 1 to 200 characters' })
+  @Matches(VISIBLE, { message: VISIBLE_MESSAGE })
+  @NotContains(NUL, { message: NUL_MESSAGE })
+  subject: string;
+
+  @ApiProperty({ minLength: 1, maxLength: 4000, description: 'the first message of the thread' })
+  @IsString()
+  @Length(1, 4000, { message: 'must be 1 to 4000 characters' })
+  @Matches(VISIBLE, { message: VISIBLE_MESSAGE })
+  @NotContains(NUL, { message: NUL_MESSAGE })
+  message: string;
+}
+
+export class PostTicketMessageRequest {
+  @ApiProperty({ minLength: 1, maxLength: 4000 })
+  @IsString()
+  @Length(1, 4000, { message: 'must be 1 to 4000 characters' })
+  @Matches(VISIBLE, { message: VISIBLE_MESSAGE })
+  @NotContains(NUL, { message: NUL_MESSAGE })
+  body: string;
+}
+
+export class TicketPageQuery {
+  @ApiProperty({ required: false, minimum: 1, maximum: 100, default: 50, type: Number })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(100)
+  limit?: number;
+
+  @ApiProperty({ required: false, description: "a previous page's next_cursor (opaque)" })
+  @IsOptional()
+  @IsString()
+  @MaxLength(200)
+  cursor?: string;
+}
+
+export class AdminTicketPageQuery extends TicketPageQuery {
+  @ApiProperty({
+    required: false,
+    enum: TICKET_STATUSES,
+    default: 'open',
+    description: 'open: oldest first (the queue); closed: most recently closed first',
+  })
+  @IsOptional()
+  @IsIn(TICKET_STATUSES)
+  status?: TicketStatus;
+}

@@ -1,0 +1,211 @@
+import { type INestApplication, RequestMethod } from '@nestjs/common';
+import {
+  GUARDS_METADATA,
+  METHOD_METADATA,
+  MODULE_PATH,
+  PATH_METADATA,
+  VERSION_METADATA,
+} from '@nestjs/common/constants';
+import { MetadataScanner, ModulesContainer } from '@nestjs/core';
+import { ThrottlerGuard } from '@nestjs/throttler';
+import { API_PREFIX } from '../../src/app.factory';
+import { InternalSecretGuard } from '../../src/common/auth/internal-secret.guard';
+import {
+  NodeManageGuard,
+  OwnerGuard,
+  PartnerGuard,
+  StaffGuard,
+  SupportStaffGuard,
+} from '../../src/common/auth/role.guards';
+import { IS_PUBLIC } from '../../src/common/public.decorator';
+
+/** The metadata key of `@CookieAuthenticated()` (src/common/auth/origin.guard.ts). */
+export const ORIGIN_REQUIRED = 'auth:origin-required';
+
+/**
+ * The guard names of the contract. A route may also get a compound name (`a+b`: every part must
+ * pass) or `guard:<Class>` for a guard class this file does not know yet; the matrix then expects
+ * every simulated caller to be refused, and the table shows the new guard for review.
+ */
+export type KnownGuardName =
+  | 'public'
+  | 'user'
+  | 'owner'
+  | 'staff'
+  | 'support_staff'
+  | 'node_manage'
+  | 'partner'
+  | 'internal'
+  | 'refresh_cookie';
+
+const ACCESS_GUARDS = new Map<unknown, KnownGuardName>([
+  [OwnerGuard, 'owner'],
+  [StaffGuard, 'staff'],
+  [SupportStaffGuard, 'support_staff'],
+  [NodeManageGuard, 'node_manage'],
+  [PartnerGuard, 'partner'],
+  [InternalSecretGuard, 'internal'],
+]);
+
+export interface DiscoveredRoute {
+  /** `METHOD /api/v1/path/{param}`: the route table's key. */
+  key: string;
+  method: string;
+  /** With the global prefix; parameters as `{name}`, as the contract writes them. */
+  path: string;
+  guard: string;
+  /** `Controller.method`, to find it. */
+  handler: string;
+}
+
+/** The `handler` of routes registered on the HTTP adapter directly (SwaggerModule's pages). */
+export const OUTSIDE_NEST = '(outside Nest controllers)';
+
+type GuardRef = (abstract new (...args: never[]) => unknown) | object;
+
+/**
+ * Every route the application serves, read from Nest's own module container: each controller of
+ * each module, each handler with route metadata, and the guard metadata Nest itself applies.
+ */
+export function discoverRoutes(app: INestApplication): DiscoveredRoute[] {
+  const modules = app.get(ModulesContainer);
+  const scanner = new MetadataScanner();
+  const routes = new Map<string, DiscoveredRoute>();
+
+  for (const module of modules.values()) {
+    const moduleKeys = Reflect.getMetadataKeys(module.metatype) as unknown[];
+    if (moduleKeys.some((k) => typeof k === 'string' && k.startsWith(MODULE_PATH))) {
+      throw new Error(`${module.metatype.name} has a RouterModule path: teach discover-routes it`);
+    }
+    for (const wrapper of module.controllers.values()) {
+      const controller = wrapper.metatype as (new (...args: never[]) => object) | null;
+      if (!controller) continue;
+      const prototype = controller.prototype as Record<string, unknown>;
+      for (const name of scanner.getAllMethodNames(prototype)) {
+        const handler = prototype[name] as object;
+        const method = Reflect.getMetadata(METHOD_METADATA, handler) as RequestMethod | undefined;
+        if (method === undefined) continue;
+        if (
+          Reflect.getMetadata(VERSION_METADATA, handler) !== undefined ||
+          Reflect.getMetadata(VERSION_METADATA, controller) !== undefined
+        ) {
+          throw new Error(`${controller.name}.${name} is versioned: teach discover-routes it`);
+        }
+        const guard = guardName(controller, handler);
+        for (const path of fullPaths(controller, handler)) {
+          const verb = RequestMethod[method];
+          const key = `${verb} ${path}`;
+          const route = { key, method: verb, path, guard, handler: `${controller.name}.${name}` };
+          const existing = routes.get(key);
+          if (existing && existing.handler !== route.handler) {
+            throw new Error(`${key} is served twice: ${existing.handler} and ${route.handler}`);
+          }
+          routes.set(key, route);
+        }
+      }
+    }
+  }
+  for (const route of adapterRoutes(app, routes)) routes.set(route.key, route);
+  return [...routes.values()].sort((a, b) => compareKeys(a.key, b.key));
+}
+
+interface ExpressLayer {
+  route?: { path: unknown; methods: Record<string, boolean> };
+}
+
+/** A route handler for (nearly) every method is how Nest mounts middleware, not a route. */
+const MIDDLEWARE_METHODS = 10;
+
+/**
+ * Cross-checks with the HTTP server's own router: every controller route must be registered there,
+ * and whatever is registered there besides them (the OpenAPI pages of SwaggerModule) is served
+ * without Nest's guards, so it is listed as `public`: a route added to the adapter by hand shows up
+ * in the table's diff.
+ */
+function adapterRoutes(
+  app: INestApplication,
+  nest: Map<string, DiscoveredRoute>,
+): DiscoveredRoute[] {
+  const express = app.getHttpAdapter().getInstance() as {
+    router?: { stack: ExpressLayer[] };
+    _router?: { stack: ExpressLayer[] };
+  };
+  const stack = (express.router ?? express._router)?.stack;
+  if (!stack) throw new Error('cannot read the Express router: teach discover-routes it');
+
+  const served = new Set<string>();
+  const extra: DiscoveredRoute[] = [];
+  for (const layer of stack) {
+    if (!layer.route || typeof layer.route.path !== 'string') continue;
+    const methods = Object.keys(layer.route.methods).filter((m) => layer.route?.methods[m]);
+    if (methods.length >= MIDDLEWARE_METHODS) continue;
+    const path = layer.route.path.replace(/\/:(\w+)(?=\/|$)/g, '/{$1}');
+    for (const method of methods.map((m) => m.toUpperCase())) {
+      const key = `${method} ${path}`;
+      served.add(key);
+      if (!nest.has(key)) extra.push({ key, method, path, guard: 'public', handler: OUTSIDE_NEST });
+    }
+  }
+  const unserved = [...nest.keys()].filter((key) => !served.has(key));
+  if (unserved.length > 0) {
+    throw new Error(`discovered but not in the HTTP router: ${unserved.join(', ')}`);
+  }
+  return extra;
+}
+
+/** Routes sort by path, then method, so a table reads like the contract. */
+export function compareKeys(a: string, b: string): number {
+  const [ma, pa] = a.split(' ');
+  const [mb, pb] = b.split(' ');
+  return pa < pb ? -1 : pa > pb ? 1 : ma < mb ? -1 : ma > mb ? 1 : 0;
+}
+
+function fullPaths(controller: object, handler: object): string[] {
+  const list = (value: unknown): string[] =>
+    value === undefined ? [''] : Array.isArray(value) ? value.map(String) : [String(value)];
+  const paths: string[] = [];
+  for (const base of list(Reflect.getMetadata(PATH_METADATA, controller))) {
+    for (const own of list(Reflect.getMetadata(PATH_METADATA, handler))) {
+      const joined = [API_PREFIX, base, own]
+        .join('/')
+        .split('/')
+        .filter((part) => part !== '')
+        .map((part) => part.replace(/^:(\w+)$/, '{$1}'))
+        .join('/');
+      paths.push(`/${joined}`);
+    }
+  }
+  return paths;
+}
+
+/** The access rule of a route, named as the contract names it. */
+function guardName(controller: object, handler: object): string {
+  const metadata = <T>(key: string): T | undefined =>
+    (Reflect.getMetadata(key, handler) as T | undefined) ??
+    (Reflect.getMetadata(key, controller) as T | undefined);
+  const isPublic = metadata<boolean>(IS_PUBLIC) === true;
+  const originRequired = metadata<boolean>(ORIGIN_REQUIRED) === true;
+  // Nest runs the controller's guards, then the handler's.
+  const guards = [
+    ...((Reflect.getMetadata(GUARDS_METADATA, controller) as GuardRef[] | undefined) ?? []),
+    ...((Reflect.getMetadata(GUARDS_METADATA, handler) as GuardRef[] | undefined) ?? []),
+  ];
+  const names = guards
+    .map((guard) => (typeof guard === 'function' ? guard : guard.constructor))
+    .filter((guard) => !isThrottler(guard))
+    .map((guard) => ACCESS_GUARDS.get(guard) ?? `guard:${guard.name}`);
+
+  if (isPublic) {
+    if (names.length === 0) return originRequired ? 'refresh_cookie' : 'public';
+    if (names.length === 1 && names[0] === 'internal') return 'internal';
+    return ['public', ...names].join('+');
+  }
+  if (names.length === 0) return 'user';
+  // A role guard implies a session; the internal secret does not, so say both.
+  return names.includes('internal') ? ['user', ...names].join('+') : names.join('+');
+}
+
+/** Rate limiters decide how often, not who: they are not access guards. */
+function isThrottler(guard: { prototype?: unknown }): boolean {
+  return guard === ThrottlerGuard || guard.prototype instanceof ThrottlerGuard;
+}
