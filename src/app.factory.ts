@@ -24,6 +24,12 @@ export async function createApp(options: AppModuleOptions): Promise<NestExpressA
 
   app.set('trust proxy', settings.trustProxy);
   app.disable('x-powered-by');
+  // Answers are per user (sessions, money): never cached by browsers or proxies, no ETag revalidation.
+  app.set('etag', false);
+  app.use((_req: express.Request, res: express.Response, next: express.NextFunction) => {
+    res.setHeader('Cache-Control', 'no-store');
+    next();
+  });
   app.use(helmet({ contentSecurityPolicy: false }));
   app.use(cookieParser());
   app.use(

@@ -77,6 +77,8 @@ describe('system routes and the error body', () => {
     const res = await t.http().get('/api/v1/health');
     expect(res.headers['x-content-type-options']).toBe('nosniff');
     expect(res.headers['x-powered-by']).toBeUndefined();
+    expect(res.headers['cache-control']).toBe('no-store');
+    expect(res.headers.etag).toBeUndefined();
   });
 
   it('serves the OpenAPI document and its UI', async () => {
