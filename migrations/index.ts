@@ -4,6 +4,7 @@ import { RolesAndPartners0003 } from './0003-roles-and-partners';
 import { Tickets0004 } from './0004-tickets';
 import { Game0005 } from './0005-game';
 import { AuditLog0006 } from './0006-audit-log';
+import { Billing0007 } from './0007-billing';
 
 /** Every migration in order; the numbers in the file names are their order. */
 export const MIGRATIONS = [
@@ -13,4 +14,5 @@ export const MIGRATIONS = [
   Tickets0004,
   Game0005,
   AuditLog0006,
+  Billing0007,
 ];

@@ -13,6 +13,7 @@ import { SettingsStoreModule } from './settings-store/settings-store.module';
 import { AdminModule } from './admin/admin.module';
 import { TicketsModule } from './tickets/tickets.module';
 import { GameModule } from './game/game.module';
+import { BillingModule } from './billing/billing.module';
 
 export interface AppModuleOptions {
   settings: Settings;
@@ -42,6 +43,7 @@ export class AppModule {
         AdminModule,
         TicketsModule,
         GameModule,
+        BillingModule,
       ],
     };
   }

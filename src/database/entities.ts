@@ -2,6 +2,10 @@ import { AuditLogEntry } from '../audit/entities/audit-log-entry.entity';
 import { BootstrapToken } from '../auth/entities/bootstrap-token.entity';
 import { LoginCode } from '../auth/entities/login-code.entity';
 import { RefreshSession } from '../auth/entities/refresh-session.entity';
+import { Invoice } from '../billing/entities/invoice.entity';
+import { PlanPrice } from '../billing/entities/plan-price.entity';
+import { Plan } from '../billing/entities/plan.entity';
+import { TelegramPayment } from '../billing/entities/telegram-payment.entity';
 import { GameRound } from '../game/entities/game-round.entity';
 import { PartnerCommission } from '../partners/entities/partner-commission.entity';
 import { WithdrawalRequest } from '../partners/entities/withdrawal-request.entity';
@@ -19,6 +23,10 @@ export const ENTITIES = [
   BootstrapToken,
   PartnerCommission,
   WithdrawalRequest,
+  Plan,
+  PlanPrice,
+  Invoice,
+  TelegramPayment,
   GameRound,
   Ticket,
   TicketMessage,

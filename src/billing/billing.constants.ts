@@ -1,0 +1,14 @@
+/** How long a pending invoice waits for its payment before it is `expired`. */
+export const INVOICE_TTL_HOURS = 24;
+
+/** A payment for an expired invoice is still credited this many days after the invoice was made. */
+export const LATE_PAYMENT_DAYS = 7;
+
+/** The name of the reconciliation interval in the scheduler registry. */
+export const RECONCILE_INTERVAL = 'billing.reconcile';
+
+/** The PostgreSQL advisory lock that keeps reconciliation to one instance at a time. */
+export const RECONCILE_LOCK_KEY = 7_000_001;
+
+/** The plan name a trial subscription carries. */
+export const TRIAL_PLAN_NAME = 'trial';

@@ -1,0 +1,270 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
+import { isUniqueViolation } from '../database/postgres-errors';
+import { sqlRows } from '../database/sql';
+import { CommentTakenCondition } from './billing.errors';
+import type { InvoiceProvider, InvoiceStatus } from './entities/invoice.entity';
+import type { InvoiceCursor } from './invoice-cursor';
+
+export interface PlanRecord {
+  name: string;
+  durationDays: number;
+  trafficLimitBytes: string;
+  active: boolean;
+  /** currency → minor units, as strings of digits. */
+  prices: Record<string, string>;
+}
+
+/** A plan as bought in one currency; `priceMinor` is null when it has no price there. */
+export interface PlanForPurchase {
+  name: string;
+  durationDays: number;
+  active: boolean;
+  priceMinor: string | null;
+}
+
+export interface InvoiceRecord {
+  id: string;
+  userId: string;
+  planName: string;
+  currency: string;
+  amount: string;
+  provider: InvoiceProvider;
+  status: InvoiceStatus;
+  payment: Record<string, unknown>;
+  comment: string | null;
+  providerTxRef: string | null;
+  createdAt: Date;
+  paidAt: Date | null;
+  expiresAt: Date;
+}
+
+/** An invoice in a list, with its exact sort key for the next page's cursor. */
+export interface ListedInvoice extends InvoiceRecord {
+  sortKey: string;
+}
+
+export interface NewInvoice {
+  id: string;
+  userId: string;
+  planName: string;
+  currency: string;
+  amount: bigint;
+  provider: InvoiceProvider;
+  payment: Record<string, unknown>;
+  comment: string | null;
+  ttlHours: number;
+}
+
+export interface InvoiceFilter {
+  status?: InvoiceStatus;
+  userId?: string;
+}
+
+export interface TelegramPaymentRecord {
+  chargeId: string;
+  invoiceId: string;
+  tgId: string;
+  currency: string;
+  totalAmount: string;
+}
+
+const PLAN = `p.name, p.duration_days AS "durationDays", p.traffic_limit_bytes AS "trafficLimitBytes",
+  p.active, COALESCE((SELECT jsonb_object_agg(pp.currency, pp.amount_minor::text)
+    FROM plan_prices pp WHERE pp.plan_name = p.name), '{}'::jsonb) AS prices`;
+
+export const INVOICE = `i.id, i.user_id AS "userId", i.plan_name AS "planName", i.currency,
+  i.amount, i.provider, i.status, i.payment, i.comment, i.provider_tx_ref AS "providerTxRef",
+  i.created_at AS "createdAt", i.paid_at AS "paidAt", i.expires_at AS "expiresAt"`;
+
+const TELEGRAM_PAYMENT = `tp.telegram_payment_charge_id AS "chargeId", tp.invoice_id AS "invoiceId",
+  tp.tg_id AS "tgId", tp.currency, tp.total_amount AS "totalAmount"`;
+
+const SORT_KEY = `to_char(i.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS "sortKey"`;
+
+/** Every query on `plans`, `plan_prices`, `invoices` and `telegram_payments`. */
+@Injectable()
+export class BillingRepository {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  transaction<T>(work: (tx: EntityManager) => Promise<T>): Promise<T> {
+    return this.dataSource.transaction(work);
+  }
+
+  /**
+   * Runs `work` while holding a transaction-scoped advisory lock on a connection of its own;
+   * null, without running it, when another instance holds the lock.
+   */
+  withAdvisoryLock<T>(key: number, work: () => Promise<T>): Promise<T | null> {
+    return this.dataSource.transaction(async (tx) => {
+      const [row] = await sqlRows<{ locked: boolean }>(
+        tx,
+        `SELECT pg_try_advisory_xact_lock($1) AS locked`,
+        [key],
+      );
+      return row.locked ? work() : null;
+    });
+  }
+
+  // Plans
+
+  activePlans(): Promise<PlanRecord[]> {
+    return sqlRows<PlanRecord>(
+      this.dataSource,
+      `SELECT ${PLAN} FROM plans p WHERE p.active ORDER BY p.duration_days, p.name`,
+    );
+  }
+
+  /** Creates or replaces the plan and all of its prices, atomically. */
+  upsertPlan(plan: PlanRecord): Promise<PlanRecord> {
+    return this.dataSource.transaction(async (tx) => {
+      // The upsert locks the plan's row: concurrent replacements of one plan run one after another.
+      await tx.query(
+        `INSERT INTO plans (name, duration_days, traffic_limit_bytes, active) VALUES ($1, $2, $3, $4)
+         ON CONFLICT (name) DO UPDATE SET duration_days = EXCLUDED.duration_days,
+           traffic_limit_bytes = EXCLUDED.traffic_limit_bytes, active = EXCLUDED.active,
+           updated_at = now()`,
+        [plan.name, plan.durationDays, plan.trafficLimitBytes, plan.active],
+      );
+      await tx.query(`DELETE FROM plan_prices WHERE plan_name = $1`, [plan.name]);
+      const currencies = Object.keys(plan.prices);
+      await tx.query(
+        `INSERT INTO plan_prices (plan_name, currency, amount_minor)
+         SELECT $1, c, a::bigint FROM unnest($2::text[], $3::text[]) AS t(c, a)`,
+        [plan.name, currencies, currencies.map((c) => plan.prices[c])],
+      );
+      const [saved] = await sqlRows<PlanRecord>(
+        tx,
+        `SELECT ${PLAN} FROM plans p WHERE p.name = $1`,
+        [plan.name],
+      );
+      return saved;
+    });
+  }
+
+  async planForPurchase(name: string, currency: string): Promise<PlanForPurchase | null> {
+    const [plan] = await sqlRows<PlanForPurchase>(
+      this.dataSource,
+      `SELECT p.name, p.duration_days AS "durationDays", p.active, pp.amount_minor AS "priceMinor"
+       FROM plans p LEFT JOIN plan_prices pp ON pp.plan_name = p.name AND pp.currency = $2
+       WHERE p.name = $1`,
+      [name, currency],
+    );
+    return plan ?? null;
+  }
+
+  // Invoices
+
+  async insertInvoice(invoice: NewInvoice): Promise<InvoiceRecord> {
+    try {
+      const [inserted] = await sqlRows<InvoiceRecord>(
+        this.dataSource,
+        `INSERT INTO invoices AS i
+           (id, user_id, plan_name, currency, amount, provider, payment, comment, expires_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, now() + make_interval(hours => $9))
+         RETURNING ${INVOICE}`,
+        [
+          invoice.id,
+          invoice.userId,
+          invoice.planName,
+          invoice.currency,
+          invoice.amount.toString(),
+          invoice.provider,
+          invoice.payment,
+          invoice.comment,
+          invoice.ttlHours,
+        ],
+      );
+      return inserted;
+    } catch (error) {
+      if (isUniqueViolation(error, 'UQ_invoices_comment')) throw new CommentTakenCondition();
+      throw error;
+    }
+  }
+
+  async findInvoice(
+    id: string,
+    runner: DataSource | EntityManager = this.dataSource,
+  ): Promise<InvoiceRecord | null> {
+    const [invoice] = await sqlRows<InvoiceRecord>(
+      runner,
+      `SELECT ${INVOICE} FROM invoices i WHERE i.id = $1`,
+      [id],
+    );
+    return invoice ?? null;
+  }
+
+  /** Invoices newest first, optionally of one user or in one status. */
+  page(
+    filter: InvoiceFilter,
+    after: InvoiceCursor | null,
+    limit: number,
+  ): Promise<ListedInvoice[]> {
+    const params: unknown[] = [limit, filter.userId ?? null, filter.status ?? null];
+    let position = '';
+    if (after) {
+      params.push(after.at, after.id);
+      position = `AND (i.created_at, i.id) < ($4::timestamptz, $5::uuid)`;
+    }
+    return sqlRows<ListedInvoice>(
+      this.dataSource,
+      `SELECT ${INVOICE}, ${SORT_KEY} FROM invoices i
+       WHERE ($2::uuid IS NULL OR i.user_id = $2) AND ($3::text IS NULL OR i.status = $3) ${position}
+       ORDER BY i.created_at DESC, i.id DESC LIMIT $1`,
+      params,
+    );
+  }
+
+  /** Marks pending invoices past their expiry `expired`; how many. */
+  async expireStale(): Promise<number> {
+    const rows = await sqlRows<{ id: string }>(
+      this.dataSource,
+      `UPDATE invoices SET status = 'expired'
+       WHERE status = 'pending' AND expires_at <= now() RETURNING id`,
+    );
+    return rows.length;
+  }
+
+  /** A provider's invoices that a payment may still confirm, oldest first. */
+  payableInvoices(provider: InvoiceProvider, lateDays: number): Promise<InvoiceRecord[]> {
+    return sqlRows<InvoiceRecord>(
+      this.dataSource,
+      `SELECT ${INVOICE} FROM invoices i
+       WHERE i.provider = $1 AND i.status <> 'paid'
+         AND (i.status = 'pending' OR i.created_at > now() - make_interval(days => $2))
+       ORDER BY i.created_at, i.id`,
+      [provider, lateDays],
+    );
+  }
+
+  // Telegram payments
+
+  /** Records a Telegram charge once; a repeated delivery of the same charge changes nothing. */
+  async recordTelegramPayment(payment: TelegramPaymentRecord): Promise<void> {
+    await this.dataSource.query(
+      `INSERT INTO telegram_payments
+         (telegram_payment_charge_id, invoice_id, tg_id, currency, total_amount)
+       VALUES ($1, $2, $3, $4, $5) ON CONFLICT (telegram_payment_charge_id) DO NOTHING`,
+      [payment.chargeId, payment.invoiceId, payment.tgId, payment.currency, payment.totalAmount],
+    );
+  }
+
+  telegramPaymentsFor(invoiceId: string): Promise<TelegramPaymentRecord[]> {
+    return sqlRows<TelegramPaymentRecord>(
+      this.dataSource,
+      `SELECT ${TELEGRAM_PAYMENT} FROM telegram_payments tp WHERE tp.invoice_id = $1
+       ORDER BY tp.created_at`,
+      [invoiceId],
+    );
+  }
+
+  recentTelegramPayments(days: number): Promise<TelegramPaymentRecord[]> {
+    return sqlRows<TelegramPaymentRecord>(
+      this.dataSource,
+      `SELECT ${TELEGRAM_PAYMENT} FROM telegram_payments tp
+       WHERE tp.created_at > now() - make_interval(days => $1) ORDER BY tp.created_at`,
+      [days],
+    );
+  }
+}

@@ -1,0 +1,68 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import {
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  IsUUID,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+} from 'class-validator';
+import {
+  INVOICE_PROVIDERS,
+  INVOICE_STATUSES,
+  type InvoiceProvider,
+  type InvoiceStatus,
+} from '../entities/invoice.entity';
+import { CURRENCY_CODE, PLAN_NAME } from './plan.dto';
+
+export class CreateInvoiceRequest {
+  @ApiProperty({ pattern: PLAN_NAME.source, example: 'monthly' })
+  @IsString()
+  @Matches(PLAN_NAME, { message: 'must match ^[a-z0-9_-]{1,32}$' })
+  plan_name: string;
+
+  @ApiProperty({
+    pattern: CURRENCY_CODE.source,
+    example: 'USD',
+    description: 'the currency of the price; for `ton` the nanotons are converted from it',
+  })
+  @IsString()
+  @Matches(CURRENCY_CODE, { message: 'must be an upper-case currency code such as USD' })
+  currency: string;
+
+  @ApiProperty({ enum: INVOICE_PROVIDERS })
+  @IsIn(INVOICE_PROVIDERS)
+  provider: InvoiceProvider;
+}
+
+export class InvoicePageQuery {
+  @ApiProperty({ required: false, minimum: 1, maximum: 100, default: 50, type: Number })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(100)
+  limit?: number;
+
+  @ApiProperty({ required: false, description: "a previous page's next_cursor (opaque)" })
+  @IsOptional()
+  @IsString()
+  @MaxLength(200)
+  cursor?: string;
+}
+
+export class AdminInvoicePageQuery extends InvoicePageQuery {
+  @ApiProperty({ required: false, enum: INVOICE_STATUSES })
+  @IsOptional()
+  @IsIn(INVOICE_STATUSES)
+  status?: InvoiceStatus;
+
+  @ApiProperty({ required: false, format: 'uuid' })
+  @IsOptional()
+  @IsUUID()
+  user_id?: string;
+}

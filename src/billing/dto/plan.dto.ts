@@ -1,0 +1,115 @@
+import { type ArgumentMetadata, Injectable, type PipeTransform } from '@nestjs/common';
+import { ApiProperty } from '@nestjs/swagger';
+import {
+  IsBoolean,
+  IsInt,
+  IsObject,
+  Max,
+  Min,
+  registerDecorator,
+  type ValidationOptions,
+} from 'class-validator';
+import { validationFailed } from '../../common/errors';
+import { isKnownCurrency } from '../money';
+
+export const PLAN_NAME = /^[a-z0-9_-]{1,32}$/;
+export const CURRENCY_CODE = /^[A-Z]{3}$/;
+/** A positive whole number of minor units, as a string; 15 digits keep every sum in a bigint. */
+const PRICE = /^[1-9]\d{0,14}$/;
+
+/** The plan name in the path of `PUT /admin/plans/{name}`. */
+@Injectable()
+export class PlanNamePipe implements PipeTransform<string, string> {
+  transform(value: string, metadata: ArgumentMetadata): string {
+    if (typeof value !== 'string' || !PLAN_NAME.test(value)) {
+      throw validationFailed([
+        { field: metadata.data ?? 'name', message: 'must match ^[a-z0-9_-]{1,32}$' },
+      ]);
+    }
+    return value;
+  }
+}
+
+/** `{USD: "499", EUR: "459"}`: known upper-case currency codes, positive whole minor units. */
+function IsPriceMap(options?: ValidationOptions): PropertyDecorator {
+  return (target: object, propertyName: string | symbol) =>
+    registerDecorator({
+      name: 'isPriceMap',
+      target: target.constructor,
+      propertyName: String(propertyName),
+      options: {
+        message:
+          'must map at least one known currency code (e.g. USD) to a positive whole number of minor units as a string',
+        ...options,
+      },
+      validator: {
+        validate(value: unknown): boolean {
+          if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+          const entries = Object.entries(value as Record<string, unknown>);
+          return (
+            entries.length > 0 &&
+            entries.length <= 100 &&
+            entries.every(
+              ([code, amount]) =>
+                CURRENCY_CODE.test(code) &&
+                isKnownCurrency(code) &&
+                typeof amount === 'string' &&
+                PRICE.test(amount),
+            )
+          );
+        },
+      },
+    });
+}
+
+export class UpsertPlanRequest {
+  @ApiProperty({ minimum: 1, maximum: 3650, example: 30 })
+  @IsInt()
+  @Min(1)
+  @Max(3650)
+  duration_days: number;
+
+  @ApiProperty({ minimum: 0, description: 'bytes per subscription period', example: 107374182400 })
+  @IsInt()
+  @Min(0)
+  @Max(Number.MAX_SAFE_INTEGER)
+  traffic_limit_bytes: number;
+
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: { type: 'string', pattern: '^[1-9][0-9]{0,14}$' },
+    description: 'currency code → price in its minor units; replaces every earlier price',
+    example: { USD: '499', RUB: '45000' },
+  })
+  @IsObject()
+  @IsPriceMap()
+  prices: Record<string, string>;
+
+  @ApiProperty({ description: 'inactive plans are not listed and cannot be bought' })
+  @IsBoolean()
+  active: boolean;
+}
+
+export class PlanResponse {
+  @ApiProperty({ example: 'monthly' })
+  name: string;
+
+  @ApiProperty({ example: 30 })
+  duration_days: number;
+
+  @ApiProperty({ example: 107374182400 })
+  traffic_limit_bytes: number;
+
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: { type: 'string' },
+    example: { USD: '499' },
+    description: 'currency code → price in its minor units',
+  })
+  prices: Record<string, string>;
+}
+
+export class AdminPlanResponse extends PlanResponse {
+  @ApiProperty()
+  active: boolean;
+}

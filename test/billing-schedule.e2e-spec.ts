@@ -1,0 +1,72 @@
+import { SchedulerRegistry } from '@nestjs/schedule';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { Address } from '@ton/core';
+import { DataSource } from 'typeorm';
+import { createApp } from '../src/app.factory';
+import { RECONCILE_INTERVAL } from '../src/billing/billing.constants';
+import { loadSettings } from '../src/config/settings';
+import { TEST_SECRETS } from './harness/app';
+import { createTestDatabase, type TestDatabase } from './harness/database';
+import { startFakeToncenter, tonTransaction, type FakeToncenter } from './fakes/toncenter';
+
+const WALLET = new Address(0, Buffer.alloc(32, 7));
+
+/**
+ * The app as `main.ts` builds it, with scheduled jobs on (the other billing tests call
+ * `reconcile()` by hand). Its own file: two apps in one process would share passport's strategies.
+ */
+describe('billing: scheduled reconciliation', () => {
+  let toncenter: FakeToncenter;
+  let database: TestDatabase;
+  let app: NestExpressApplication;
+
+  beforeAll(async () => {
+    toncenter = await startFakeToncenter();
+    database = await createTestDatabase();
+    const settings = loadSettings({
+      NODE_ENV: 'test',
+      DATA_DIR: '/nonexistent-test-data-dir',
+      LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+      ...TEST_SECRETS,
+      TON_API_URL: toncenter.url,
+      TON_WALLET_ADDRESS: WALLET.toString(),
+      RECONCILE_INTERVAL_S: '1',
+    });
+    app = await createApp({ settings, databaseUrl: database.url, schedule: true });
+    await app.init();
+  });
+  afterAll(async () => {
+    await app.close();
+    await database.drop();
+    await toncenter.close();
+  });
+
+  it('runs every RECONCILE_INTERVAL_S and credits a paid invoice', async () => {
+    expect(app.get(SchedulerRegistry).doesExist('interval', RECONCILE_INTERVAL)).toBe(true);
+    const db = app.get(DataSource);
+    const [user] = await db.query(`INSERT INTO users DEFAULT VALUES RETURNING id`);
+    await db.query(
+      `INSERT INTO plans (name, duration_days, traffic_limit_bytes) VALUES ('monthly', 30, 1)`,
+    );
+    const comment = 'inv-scheduled01';
+    const [invoice] = await db.query(
+      `INSERT INTO invoices (id, user_id, plan_name, currency, amount, provider, payment, comment,
+         expires_at)
+       VALUES (gen_random_uuid(), $1, 'monthly', 'USD', '1000', 'ton', '{}', $2,
+         now() + interval '1 day') RETURNING id`,
+      [user.id, comment],
+    );
+    toncenter.transactions.push(
+      tonTransaction({ to: WALLET.toRawString(), value: '1000', comment }),
+    );
+
+    let status = 'pending';
+    for (let i = 0; i < 40 && status !== 'paid'; i += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      [{ status }] = await db.query(`SELECT status FROM invoices WHERE id = $1`, [invoice.id]);
+    }
+    expect(status).toBe('paid');
+    const [row] = await db.query(`SELECT plan_name FROM users WHERE id = $1`, [user.id]);
+    expect(row.plan_name).toBe('monthly');
+  });
+});
