@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { isUUID } from 'class-validator';
 import { DataSource, type EntityManager } from 'typeorm';
-import { cursorAtSql, type KeysetCursor } from '../audit/keyset-cursor';
+import { cursorAtSql, type KeysetCursor } from '../common/pagination';
 import { isUniqueViolation } from '../database/postgres-errors';
 import {
   AppSettingsRepository,

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AUDIT_ACTIONS, AuditService, parseCursor } from '../audit/audit.service';
-import { DEFAULT_PAGE_LIMIT } from '../audit/dto/audit.dto';
-import { encodeCursor } from '../audit/keyset-cursor';
+import { DEFAULT_PAGE_LIMIT } from '../common/pagination';
+import { encodeCursor } from '../common/pagination';
 import { hashPassword } from '../auth/passwords';
 import { AppError } from '../common/errors';
 import { DEFAULT_TRAFFIC_LIMIT_KEY } from '../settings-store/app-settings.repository';

@@ -2,7 +2,8 @@ import { Controller, Get, Query, UseGuards } from '@nestjs/common';
 import { ApiCookieAuth, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { OwnerGuard } from '../common/auth/role.guards';
 import { AuditService } from './audit.service';
-import { AuditPage, PageQuery } from './dto/audit.dto';
+import { PageQuery } from '../common/pagination';
+import { AuditPage } from './dto/audit.dto';
 
 @ApiTags('admin')
 @ApiCookieAuth()

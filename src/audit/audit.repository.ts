@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
 import { sqlRows } from '../database/sql';
-import { cursorAtSql, type KeysetCursor } from './keyset-cursor';
+import { cursorAtSql, type KeysetCursor } from '../common/pagination';
 
 export interface NewAuditEntry {
   /** The staff member who acted; null for the system itself. */

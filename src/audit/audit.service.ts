@@ -2,8 +2,9 @@ import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { validationFailed } from '../common/errors';
 import { AuditRepository, type NewAuditEntry } from './audit.repository';
-import { type AuditPage, DEFAULT_PAGE_LIMIT } from './dto/audit.dto';
-import { decodeCursor, encodeCursor, type KeysetCursor } from './keyset-cursor';
+import { DEFAULT_PAGE_LIMIT } from '../common/pagination';
+import { type AuditPage } from './dto/audit.dto';
+import { decodeCursor, encodeCursor, type KeysetCursor } from '../common/pagination';
 
 /** Actions recorded so far; other features add theirs. */
 export const AUDIT_ACTIONS = {

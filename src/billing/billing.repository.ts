@@ -5,7 +5,7 @@ import { isUniqueViolation } from '../database/postgres-errors';
 import { sqlRows } from '../database/sql';
 import { CommentTakenCondition } from './billing.errors';
 import type { InvoiceProvider, InvoiceStatus } from './entities/invoice.entity';
-import type { InvoiceCursor } from './invoice-cursor';
+import type { KeysetCursor } from '../common/pagination';
 
 export interface PlanRecord {
   name: string;
@@ -196,11 +196,7 @@ export class BillingRepository {
   }
 
   /** Invoices newest first, optionally of one user or in one status. */
-  page(
-    filter: InvoiceFilter,
-    after: InvoiceCursor | null,
-    limit: number,
-  ): Promise<ListedInvoice[]> {
+  page(filter: InvoiceFilter, after: KeysetCursor | null, limit: number): Promise<ListedInvoice[]> {
     const params: unknown[] = [limit, filter.userId ?? null, filter.status ?? null];
     let position = '';
     if (after) {

@@ -23,12 +23,10 @@ import {
 } from './dto/invoice.response';
 import type { AdminPlanResponse, PlanResponse } from './dto/plan.dto';
 import type { InvoiceProvider } from './entities/invoice.entity';
-import { decodeCursor, encodeCursor } from './invoice-cursor';
+import { decodeCursor, encodeCursor, DEFAULT_PAGE_LIMIT } from '../common/pagination';
 import { isKnownCurrency } from './money';
 import { PaymentProviders } from './providers/payment-provider';
 import { SubscriptionsRepository } from './subscriptions.repository';
-
-export const DEFAULT_PAGE_SIZE = 50;
 
 export interface PageRequest {
   limit?: number;
@@ -223,7 +221,7 @@ export class BillingService {
     filter: InvoiceFilter,
     page: PageRequest,
   ): Promise<InvoicePageResponse> {
-    const limit = page.limit ?? DEFAULT_PAGE_SIZE;
+    const limit = page.limit ?? DEFAULT_PAGE_LIMIT;
     const after = page.cursor === undefined ? null : decodeCursor(page.cursor);
     if (page.cursor !== undefined && after === null) {
       throw validationFailed([{ field: 'cursor', message: 'not a cursor from this list' }]);

@@ -4,7 +4,7 @@ import type { DataSource, EntityManager } from 'typeorm';
 import { sqlRows } from '../database/sql';
 import { NoUserCondition } from '../users/users.errors';
 import type { AuthorRole, TicketStatus } from './entities/ticket.entity';
-import type { TicketCursor } from './ticket-cursor';
+import type { KeysetCursor } from '../common/pagination';
 import { NoTicketsCondition } from './tickets.errors';
 
 export interface TicketRecord {
@@ -172,7 +172,7 @@ export class TicketsRepository {
   }
 
   /** A user's own tickets, newest first. */
-  pageOfUser(userId: string, after: TicketCursor | null, limit: number): Promise<ListedTicket[]> {
+  pageOfUser(userId: string, after: KeysetCursor | null, limit: number): Promise<ListedTicket[]> {
     const params: unknown[] = [userId, limit];
     let position = '';
     if (after) {
@@ -191,7 +191,7 @@ export class TicketsRepository {
   /** The staff queue: open tickets oldest first; closed ones most recently closed first. */
   pageOfQueue(
     status: TicketStatus,
-    after: TicketCursor | null,
+    after: KeysetCursor | null,
     limit: number,
   ): Promise<ListedTicket[]> {
     const [column, direction, compare] =

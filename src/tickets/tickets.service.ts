@@ -10,7 +10,12 @@ import {
   type TicketThreadResponse,
 } from './dto/ticket.response';
 import type { AuthorRole, TicketStatus } from './entities/ticket.entity';
-import { decodeCursor, encodeCursor, type TicketCursor } from './ticket-cursor';
+import {
+  decodeCursor,
+  encodeCursor,
+  type KeysetCursor,
+  DEFAULT_PAGE_LIMIT,
+} from '../common/pagination';
 import { NoTicketsCondition } from './tickets.errors';
 import {
   type ListedTicket,
@@ -21,7 +26,6 @@ import {
 
 /** A user may have at most this many open tickets at once. */
 export const MAX_OPEN_TICKETS = 5;
-export const DEFAULT_PAGE_SIZE = 50;
 
 export interface PageRequest {
   limit?: number;
@@ -157,11 +161,11 @@ function threadView(ticket: TicketRecord, messages: MessageRecord[]): TicketThre
   return { ticket: toTicketResponse(ticket), messages: messages.map(toMessageResponse) };
 }
 
-function pageOf(page: PageRequest): { after: TicketCursor | null; limit: number } {
-  let after: TicketCursor | null = null;
+function pageOf(page: PageRequest): { after: KeysetCursor | null; limit: number } {
+  let after: KeysetCursor | null = null;
   if (page.cursor !== undefined) {
     after = decodeCursor(page.cursor);
     if (!after) throw validationFailed([{ field: 'cursor', message: 'is not a valid cursor' }]);
   }
-  return { after, limit: page.limit ?? DEFAULT_PAGE_SIZE };
+  return { after, limit: page.limit ?? DEFAULT_PAGE_LIMIT };
 }

@@ -13,7 +13,7 @@ import {
   ValidateBy,
   ValidateIf,
 } from 'class-validator';
-import { PageQuery } from '../../audit/dto/audit.dto';
+import { PageQuery } from '../../common/pagination';
 import { UserResponse } from '../../users/dto/user.response';
 import { StaffCredentials } from '../../users/dto/staff.dto';
 import { ROLES } from '../../users/entities/user.entity';

@@ -1,25 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
-
-export const DEFAULT_PAGE_LIMIT = 50;
-
-/** `?limit=&cursor=` of every paged list. */
-export class PageQuery {
-  @ApiPropertyOptional({ minimum: 1, maximum: 100, default: DEFAULT_PAGE_LIMIT })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(100)
-  limit?: number;
-
-  @ApiPropertyOptional({ description: 'next_cursor of the previous page' })
-  @IsOptional()
-  @IsString()
-  @MaxLength(200)
-  cursor?: string;
-}
+import { ApiProperty } from '@nestjs/swagger';
 
 export class AuditEntryResponse {
   @ApiProperty({ format: 'uuid' })

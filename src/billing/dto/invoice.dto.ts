@@ -1,16 +1,6 @@
+import { PageQuery } from '../../common/pagination';
 import { ApiProperty } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import {
-  IsIn,
-  IsInt,
-  IsOptional,
-  IsString,
-  IsUUID,
-  Matches,
-  Max,
-  MaxLength,
-  Min,
-} from 'class-validator';
+import { IsIn, IsOptional, IsString, IsUUID, Matches } from 'class-validator';
 import {
   INVOICE_PROVIDERS,
   INVOICE_STATUSES,
@@ -39,21 +29,7 @@ export class CreateInvoiceRequest {
   provider: InvoiceProvider;
 }
 
-export class InvoicePageQuery {
-  @ApiProperty({ required: false, minimum: 1, maximum: 100, default: 50, type: Number })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(100)
-  limit?: number;
-
-  @ApiProperty({ required: false, description: "a previous page's next_cursor (opaque)" })
-  @IsOptional()
-  @IsString()
-  @MaxLength(200)
-  cursor?: string;
-}
+export class InvoicePageQuery extends PageQuery {}
 
 export class AdminInvoicePageQuery extends InvoicePageQuery {
   @ApiProperty({ required: false, enum: INVOICE_STATUSES })

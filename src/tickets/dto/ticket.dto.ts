@@ -1,17 +1,6 @@
+import { PageQuery } from '../../common/pagination';
 import { ApiProperty } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import {
-  IsIn,
-  IsInt,
-  IsOptional,
-  IsString,
-  Length,
-  Matches,
-  Max,
-  MaxLength,
-  Min,
-  NotContains,
-} from 'class-validator';
+import { IsIn, IsOptional, IsString, Length, Matches, NotContains } from 'class-validator';
 import { TICKET_STATUSES, type TicketStatus } from '../entities/ticket.entity';
 
 /** Not only whitespace. */
@@ -46,21 +35,7 @@ export class PostTicketMessageRequest {
   body: string;
 }
 
-export class TicketPageQuery {
-  @ApiProperty({ required: false, minimum: 1, maximum: 100, default: 50, type: Number })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(100)
-  limit?: number;
-
-  @ApiProperty({ required: false, description: "a previous page's next_cursor (opaque)" })
-  @IsOptional()
-  @IsString()
-  @MaxLength(200)
-  cursor?: string;
-}
+export class TicketPageQuery extends PageQuery {}
 
 export class AdminTicketPageQuery extends TicketPageQuery {
   @ApiProperty({
