@@ -3,11 +3,13 @@
  * latency, on the real service and on a bare node:http + pg server doing the same queries, in the
  * same run against the same embedded PostgreSQL. Loopback only; stops by itself.
  */
+import { execFile } from 'node:child_process';
+import { createSecretKey } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { mkdtempSync, chmodSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import autocannon from 'autocannon';
+import type autocannon from 'autocannon';
 import jwt from 'jsonwebtoken';
 import { Pool } from 'pg';
 import { DataSource } from 'typeorm';
@@ -17,8 +19,11 @@ import { loadSettings } from '../src/config/settings';
 import { dataSourceOptions } from '../src/database/data-source';
 import { startEmbeddedPostgres } from '../src/database/embedded-postgres';
 
-const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 10);
+const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+/** `silent` compares like with like (the baseline logs nothing); `info` shows the cost of a log line per request. */
+const LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? 'silent';
 const SECRET = 'bench-jwt-secret-0123456789abcdefghijkl';
 
 async function main(): Promise<void> {
@@ -38,7 +43,7 @@ async function main(): Promise<void> {
     const settings = loadSettings({
       NODE_ENV: 'production',
       DATABASE_URL: pg.url,
-      LOG_LEVEL: 'silent',
+      LOG_LEVEL: LOG_LEVEL,
       JWT_ACCESS_SECRET: SECRET,
       INTERNAL_SECRET: 'bench-internal-secret-0123456789abcdefgh',
       PROXY_TOKEN_SECRET: 'bench-proxy-token-secret-0123456789abcd',
@@ -51,17 +56,23 @@ async function main(): Promise<void> {
     const cookie = `access_token=${session.accessToken}`;
 
     const bare = await startBareServer(pg.url);
-    const service = await measure(`${await app.getUrl()}/api/v1/users/me`, cookie);
-    const baseline = await measure(
-      `http://127.0.0.1:${(bare.address() as { port: number }).port}/api/v1/users/me`,
-      cookie,
-    );
-
+    const serviceUrl = `${await app.getUrl()}/api/v1/users/me`;
+    const baselineUrl = `http://127.0.0.1:${(bare.address() as { port: number }).port}/api/v1/users/me`;
+    // Alternate the two servers over several rounds and keep each one's median round, so a noisy
+    // moment of the machine does not land on one side only.
+    const serviceRounds: Figures[] = [];
+    const baselineRounds: Figures[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      serviceRounds.push(await measure(serviceUrl, cookie));
+      baselineRounds.push(await measure(baselineUrl, cookie));
+    }
+    const service = median(serviceRounds);
+    const baseline = median(baselineRounds);
     const ratio = service.rps / baseline.rps;
     process.stdout.write(
       [
         '',
-        `GET /api/v1/users/me, cookie session, ${CONNECTIONS} connections, ${DURATION_S} s each, loopback`,
+        `GET /api/v1/users/me, cookie session, ${CONNECTIONS} connections, median of ${ROUNDS} alternating rounds of ${DURATION_S} s, loopback, service LOG_LEVEL=${LOG_LEVEL}`,
         '| server | requests/s | p50 ms | p99 ms | errors |',
         '|---|---|---|---|---|',
         `| service (NestJS) | ${service.rps.toFixed(0)} | ${service.p50} | ${service.p99} | ${service.errors} |`,
@@ -77,6 +88,11 @@ async function main(): Promise<void> {
   }
 }
 
+/** The round with the median throughput. */
+function median(rounds: Figures[]): Figures {
+  return [...rounds].sort((a, b) => a.rps - b.rps)[Math.floor(rounds.length / 2)];
+}
+
 interface Figures {
   rps: number;
   p50: number;
@@ -84,15 +100,10 @@ interface Figures {
   errors: number;
 }
 
+/** Loads `url` from a separate process, so the load generator does not share the server's event loop. */
 async function measure(url: string, cookie: string): Promise<Figures> {
-  // A short warm-up so JIT and pools are ready, then the measured run.
-  await autocannon({ url, connections: CONNECTIONS, duration: 2, headers: { cookie } });
-  const result = await autocannon({
-    url,
-    connections: CONNECTIONS,
-    duration: DURATION_S,
-    headers: { cookie },
-  });
+  await autocannonProcess(url, cookie, 2); // warm-up: JIT and connection pools
+  const result = await autocannonProcess(url, cookie, DURATION_S);
   return {
     rps: result.requests.average,
     p50: result.latency.p50,
@@ -101,15 +112,40 @@ async function measure(url: string, cookie: string): Promise<Figures> {
   };
 }
 
+function autocannonProcess(
+  url: string,
+  cookie: string,
+  seconds: number,
+): Promise<autocannon.Result> {
+  const bin = join(__dirname, '..', 'node_modules', '.bin', 'autocannon');
+  const args = [
+    '-j',
+    '-c',
+    String(CONNECTIONS),
+    '-d',
+    String(seconds),
+    '-H',
+    `cookie=${cookie}`,
+    url,
+  ];
+  return new Promise((resolve, reject) => {
+    execFile(bin, args, { maxBuffer: 16 * 1024 * 1024 }, (error, stdout) => {
+      if (error) reject(error);
+      else resolve(JSON.parse(stdout) as autocannon.Result);
+    });
+  });
+}
+
 /** The same work without the framework: verify the JWT, check the session, read the user. */
 function startBareServer(databaseUrl: string): Promise<Server> {
   const pool = new Pool({ connectionString: databaseUrl, max: 20 });
+  const key = createSecretKey(Buffer.from(SECRET, 'utf8'));
   const server = createServer((req, res) => {
     void (async () => {
       const token = /(?:^|;\s*)access_token=([^;]+)/.exec(req.headers.cookie ?? '')?.[1];
       let claims: { sub: string; sid: string };
       try {
-        claims = jwt.verify(token ?? '', SECRET, { algorithms: ['HS256'] }) as typeof claims;
+        claims = jwt.verify(token ?? '', key, { algorithms: ['HS256'] }) as typeof claims;
       } catch {
         res.writeHead(401).end();
         return;

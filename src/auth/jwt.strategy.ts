@@ -8,7 +8,7 @@ import { AppError } from '../common/errors';
 import { type Settings } from '../config/settings';
 import { SETTINGS } from '../config/settings.module';
 import { AuthRepository } from './auth.repository';
-import type { AccessClaims } from './sessions.service';
+import { type AccessClaims, accessTokenKey } from './sessions.service';
 
 const fromCookie = (request: Request): string | null => {
   const value = (request.cookies as Record<string, unknown> | undefined)?.[ACCESS_COOKIE];
@@ -30,7 +30,8 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
         ExtractJwt.fromAuthHeaderAsBearerToken(),
         fromCookie,
       ]),
-      secretOrKey: settings.jwtAccessSecret,
+      // passport-jwt hands the key to jsonwebtoken, which takes a KeyObject; its typings predate that.
+      secretOrKey: accessTokenKey(settings) as unknown as Buffer,
       algorithms: ['HS256'],
       ignoreExpiration: false,
     });

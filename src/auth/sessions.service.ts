@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { CookieOptions } from 'express';
+import { createSecretKey, type KeyObject } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import { type CookieWriter, ACCESS_COOKIE, REFRESH_COOKIE } from '../common/auth/cookies';
 import { AppError } from '../common/errors';
@@ -22,13 +23,26 @@ export interface IssuedSession {
   refreshToken: string;
 }
 
+/**
+ * The HS256 key of access tokens as a KeyObject, made once. Given a string, jsonwebtoken first
+ * tries to parse it as a PEM public key on every call, and that failed attempt dominated the cost
+ * of each authenticated request.
+ */
+export function accessTokenKey(settings: Settings): KeyObject {
+  return createSecretKey(Buffer.from(settings.jwtAccessSecret, 'utf8'));
+}
+
 /** Cookie sessions: a short-lived access JWT and a rotating opaque refresh token. */
 @Injectable()
 export class SessionsService {
+  private readonly key: KeyObject;
+
   constructor(
     private readonly repository: AuthRepository,
     @Inject(SETTINGS) private readonly settings: Settings,
-  ) {}
+  ) {
+    this.key = accessTokenKey(settings);
+  }
 
   async start(user: { id: string; role: Role | null }): Promise<IssuedSession> {
     const refreshToken = randomToken(32);
@@ -85,12 +99,6 @@ export class SessionsService {
     return this.repository.revokeAllSessions(userId);
   }
 
-  verifyAccess(token: string): AccessClaims {
-    return jwt.verify(token, this.settings.jwtAccessSecret, {
-      algorithms: ['HS256'],
-    }) as AccessClaims;
-  }
-
   setCookies(cookies: CookieWriter, session: IssuedSession): void {
     cookies.set(ACCESS_COOKIE, session.accessToken, {
       ...this.cookieBase('/'),
@@ -109,7 +117,7 @@ export class SessionsService {
 
   private signAccess(userId: string, sessionId: string, role: Role | null): string {
     const claims: AccessClaims = { sub: userId, sid: sessionId, role };
-    return jwt.sign(claims, this.settings.jwtAccessSecret, {
+    return jwt.sign(claims, this.key, {
       algorithm: 'HS256',
       expiresIn: this.settings.accessTokenTtlS,
     });
