@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { createApp } from './app.factory';
 import { runCreateOwner } from './auth/create-owner.command';
+import { runSeedDemo } from './billing/seed-demo.command';
 import { loadSettings, type Settings, SettingsError } from './config/settings';
 import { type EmbeddedDatabase, startEmbeddedPostgres } from './database/embedded-postgres';
 import { join } from 'node:path';
@@ -24,8 +25,13 @@ async function main(): Promise<void> {
 
   try {
     database = await openDatabase(settings);
-    if (process.argv.includes('--create-owner')) {
-      const code = await runCreateOwner(settings, database.url);
+    const command = process.argv.includes('--create-owner')
+      ? runCreateOwner
+      : process.argv.includes('--seed-demo')
+        ? runSeedDemo
+        : null;
+    if (command) {
+      const code = await command(settings, database.url);
       await database.stop();
       process.exit(code);
     }
