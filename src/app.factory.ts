@@ -8,6 +8,7 @@ import helmet from 'helmet';
 import { Logger } from 'nestjs-pino';
 import { AllExceptionsFilter } from './common/all-exceptions.filter';
 import { errorBody } from './common/error-body';
+import { rejectHostileInput } from './common/hostile-input';
 import { createValidationPipe } from './common/validation';
 import { AppModule, type AppModuleOptions } from './app.module';
 
@@ -40,6 +41,7 @@ export async function createApp(options: AppModuleOptions): Promise<NestExpressA
     }),
   );
   app.use(bodyParserErrors);
+  app.use(rejectHostileInput);
   app.enableCors({
     origin: (origin, callback) =>
       callback(null, origin !== undefined && settings.corsOrigins.includes(origin)),

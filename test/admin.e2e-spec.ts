@@ -235,24 +235,24 @@ describe('staff administration and the audit log', () => {
     ]);
   });
 
-  it('node access: owner toggles it on staff; a plain account is a conflict', async () => {
-    const support = await newUser(t, 'support');
+  it('node access: owner toggles it on a moderator; other roles are a conflict', async () => {
+    const target = await newUser(t, 'moderator');
     const on = await t
       .http()
-      .patch(`${API}/admin/users/${support.user.id}/node-access`)
+      .patch(`${API}/admin/users/${target.user.id}/node-access`)
       .set(owner.bearer)
       .send({ can_manage_nodes: true })
       .expect(200);
     expect(on.body.can_manage_nodes).toBe(true);
-    expect(await userRow(support.user.id)).toMatchObject({ can_manage_nodes: true });
+    expect(await userRow(target.user.id)).toMatchObject({ can_manage_nodes: true });
     await t
       .http()
-      .patch(`${API}/admin/users/${support.user.id}/node-access`)
+      .patch(`${API}/admin/users/${target.user.id}/node-access`)
       .set(owner.bearer)
       .send({ can_manage_nodes: false })
       .expect(200)
       .expect((res) => expect(res.body.can_manage_nodes).toBe(false));
-    const audit = await auditFor(support.user.id);
+    const audit = await auditFor(target.user.id);
     expect(audit.map((a) => [a.action, a.actor_id, a.before, a.after])).toEqual([
       [
         'user.node_access_changed',
@@ -268,21 +268,23 @@ describe('staff administration and the audit log', () => {
       ],
     ]);
 
-    const plain = await newUser(t, 'telegram');
-    const conflict = await t
-      .http()
-      .patch(`${API}/admin/users/${plain.user.id}/node-access`)
-      .set(owner.bearer)
-      .send({ can_manage_nodes: true })
-      .expect(409);
-    expect(conflict.body).toMatchObject({ code: 'CONFLICT' });
-    expect(conflict.body.message).toMatch(/staff/);
-    expect(await userRow(plain.user.id)).toMatchObject({ can_manage_nodes: false });
-    expect(await auditFor(plain.user.id)).toEqual([]);
+    for (const kind of ['telegram', 'seed', 'partner', 'support'] as const) {
+      const other = await newUser(t, kind);
+      const conflict = await t
+        .http()
+        .patch(`${API}/admin/users/${other.user.id}/node-access`)
+        .set(owner.bearer)
+        .send({ can_manage_nodes: true })
+        .expect(409);
+      expect(conflict.body).toMatchObject({ code: 'CONFLICT' });
+      expect(conflict.body.message).toMatch(/owner, moderator/);
+      expect(await userRow(other.user.id)).toMatchObject({ can_manage_nodes: false });
+      expect(await auditFor(other.user.id)).toEqual([]);
+    }
 
     await t
       .http()
-      .patch(`${API}/admin/users/${support.user.id}/node-access`)
+      .patch(`${API}/admin/users/${target.user.id}/node-access`)
       .set(moderator.bearer)
       .send({ can_manage_nodes: true })
       .expect(403);

@@ -153,6 +153,9 @@ describe('accounts and sessions', () => {
     );
     const ok = results.filter((r) => r.status === 200);
     expect(ok.length).toBeLessThanOrEqual(1);
+    // What the user notices: the reuse was detected, so every session of theirs is gone.
+    expect(results.some((r) => r.body.code === 'REFRESH_REUSED')).toBe(true);
+    await t.http().get('/api/v1/users/me').set(u.bearer).expect(401);
     for (const r of results.filter((x) => x.status !== 200)) {
       expect(r.status).toBe(401);
       expect(['REFRESH_REUSED', 'REFRESH_INVALID']).toContain(r.body.code);

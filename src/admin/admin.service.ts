@@ -104,15 +104,18 @@ export class AdminService {
     }
   }
 
-  /** Grants or withdraws node management; only staff accounts can hold it. */
+  /**
+   * Grants or withdraws node management. The contract's node_manage is "owner, or staff with
+   * can_manage_nodes", and staff are owners and moderators: partners and support cannot hold it.
+   */
   async setNodeAccess(actorId: string, targetId: string, value: boolean): Promise<UserResponse> {
     await this.users.withNoUser(() =>
       this.admin.transaction(async (manager) => {
         const user = await this.admin.lockUser(manager, targetId);
-        if (user.role === null) {
+        if (value && user.role !== 'owner' && user.role !== 'moderator') {
           throw new AppError(
             'CONFLICT',
-            'node access can only be given to staff accounts (owner, moderator, partner, support)',
+            'node access can only be given to staff accounts (owner, moderator)',
           );
         }
         if (user.canManageNodes === value) return;

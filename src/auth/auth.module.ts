@@ -11,17 +11,31 @@ import { AuthService } from './auth.service';
 import { JwtStrategy } from './jwt.strategy';
 import { SessionsService } from './sessions.service';
 
-/** Staff login attempts: per client address, and per username whatever the address. */
+function usernameOf(request: Record<string, unknown>): string {
+  const username = (request.body as { username?: unknown } | undefined)?.username;
+  return typeof username === 'string' ? username.toLowerCase().slice(0, 64) : '';
+}
+
+/**
+ * Staff login attempts. The strict limit is per client address and username, so a stranger who
+ * guesses at `owner` cannot lock the owner out; a looser ceiling per username, whatever the
+ * address, slows a guess spread over many addresses; and one per address slows a sweep of
+ * usernames. Behind a reverse proxy set TRUST_PROXY=true, or every client shares one address.
+ */
 export const LOGIN_THROTTLES: ThrottlerOptions[] = [
   { name: 'ip', ttl: 60_000, limit: 20 },
   {
-    name: 'username',
+    name: 'account',
     ttl: 60_000,
     limit: 5,
-    getTracker: (request: Record<string, unknown>) => {
-      const username = (request.body as { username?: unknown } | undefined)?.username;
-      return `username:${typeof username === 'string' ? username.toLowerCase().slice(0, 64) : ''}`;
-    },
+    getTracker: (request: Record<string, unknown>) =>
+      `${String(request.ip)}|${usernameOf(request)}`,
+  },
+  {
+    name: 'username',
+    ttl: 60_000,
+    limit: 30,
+    getTracker: (request: Record<string, unknown>) => `username:${usernameOf(request)}`,
   },
 ];
 

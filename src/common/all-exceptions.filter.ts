@@ -63,7 +63,7 @@ export class AllExceptionsFilter implements ExceptionFilter {
 
     const requestId = String(request.id ?? 'unknown');
     this.logger.error(
-      { err: exception, request_id: requestId },
+      { err: loggable(exception), request_id: requestId },
       `unexpected error on ${request.method} ${request.path}`,
     );
     response
@@ -80,4 +80,19 @@ function messageOf(exception: HttpException, request: Request): string {
   if (typeof body === 'string') return body;
   const message = (body as { message?: unknown }).message;
   return typeof message === 'string' ? message : exception.message;
+}
+
+/**
+ * What of an unexpected error may be logged: its kind, message, database error code and stack.
+ * Database errors also carry their SQL parameters (password hashes, invoice rows): never logged.
+ */
+function loggable(exception: unknown): Record<string, unknown> {
+  if (!(exception instanceof Error)) return { type: typeof exception };
+  const driverCode = (exception as { driverError?: { code?: unknown } }).driverError?.code;
+  return {
+    type: exception.name,
+    message: exception.message,
+    ...(driverCode === undefined ? {} : { code: driverCode }),
+    stack: exception.stack,
+  };
 }

@@ -1,5 +1,5 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
+import { Transform, Type } from 'class-transformer';
 import { IsInt, IsOptional, IsString, isUUID, Max, MaxLength, Min } from 'class-validator';
 
 export const DEFAULT_PAGE_LIMIT = 50;
@@ -15,6 +15,8 @@ export class PageQuery {
   limit?: number;
 
   @ApiPropertyOptional({ description: "a previous page's next_cursor (opaque)" })
+  // `?cursor=` (empty) means the first page on every list.
+  @Transform(({ value }: { value: unknown }) => (value === '' ? undefined : value))
   @IsOptional()
   @IsString()
   @MaxLength(200)

@@ -42,11 +42,11 @@ export class SupportStaffGuard extends CallerGuard {
   }
 }
 
-/** owner, or staff granted `can_manage_nodes`. */
+/** owner, or staff (a moderator) granted `can_manage_nodes`; the flag means nothing on other roles. */
 @Injectable()
 export class NodeManageGuard extends CallerGuard {
   protected allows(user: AuthUser): boolean {
-    return hasRole(user, ['owner']) || (user.role !== null && user.canManageNodes);
+    return hasRole(user, ['owner']) || (hasRole(user, ['moderator']) && user.canManageNodes);
   }
 }
 
