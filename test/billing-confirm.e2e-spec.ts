@@ -1,8 +1,11 @@
 import { Address } from '@ton/core';
 import { BillingService } from '../src/billing/billing.service';
 import { ReconciliationService } from '../src/billing/reconciliation.service';
+import { User } from '../src/users/entities/user.entity';
+import { UsersService } from '../src/users/users.service';
 import { startTestApp, type TestApp } from './harness/app';
 import { newUser, type TestUser } from './harness/factories';
+import { controlClock, type ControlledClock } from './fakes/clock';
 import { startFakeBotApi, type FakeBotApi } from './fakes/telegram-bot-api';
 import { startFakeTonapi, type FakeTonapi } from './fakes/tonapi';
 import { startFakeToncenter, tonTransaction, type FakeToncenter } from './fakes/toncenter';
@@ -10,6 +13,9 @@ import { startFakeToncenter, tonTransaction, type FakeToncenter } from './fakes/
 const WALLET = new Address(0, Buffer.alloc(32, 7));
 const OTHER_WALLET = new Address(0, Buffer.alloc(32, 9));
 const DAY = 86_400_000;
+const GIB = 1024 ** 3;
+/** How long the service reuses one look at toncenter (the contract's 5 s). */
+const TX_CACHE_MS = 5_000;
 
 interface Invoice {
   id: string;
@@ -24,23 +30,26 @@ describe('billing: confirmation, rewards, reconciliation', () => {
   let tonapi: FakeTonapi;
   let toncenter: FakeToncenter;
   let botApi: FakeBotApi;
+  let owner: TestUser;
+  let clock: ControlledClock;
 
   const order = async (
     user: TestUser,
     currency = 'USD',
     provider: 'ton' | 'telegram' = 'ton',
+    planName = 'monthly',
   ): Promise<Invoice> => {
     const res = await t
       .http()
       .post('/api/v1/invoices')
       .set(user.bearer)
-      .send({ plan_name: 'monthly', currency, provider });
+      .send({ plan_name: planName, currency, provider });
     expect(res.status).toBe(201);
     return res.body;
   };
 
   /** Our wallet receives a transfer carrying the invoice's comment (toncenter's raw address form). */
-  const payOnChain = (
+  const transfer = (
     invoice: Invoice,
     overrides: Partial<Parameters<typeof tonTransaction>[0]> = {},
   ): string => {
@@ -53,6 +62,19 @@ describe('billing: confirmation, rewards, reconciliation', () => {
     toncenter.transactions.push(tx);
     return tx.hash as string;
   };
+
+  /** A transfer, and time enough for the service's cached look at toncenter to go stale. */
+  const payOnChain = (
+    invoice: Invoice,
+    overrides: Partial<Parameters<typeof tonTransaction>[0]> = {},
+  ): string => {
+    const hash = transfer(invoice, overrides);
+    clock.advance(TX_CACHE_MS);
+    return hash;
+  };
+
+  const me = async (user: TestUser) =>
+    (await t.http().get('/api/v1/users/me').set(user.bearer).expect(200)).body;
 
   const confirm = (user: TestUser, invoiceId: string) =>
     t.http().post(`/api/v1/invoices/${invoiceId}/confirm`).set(user.bearer);
@@ -104,7 +126,8 @@ describe('billing: confirmation, rewards, reconciliation', () => {
       TON_API_KEY: 'toncenter-test-key',
       REFERRAL_REWARD_DAYS: '7',
     });
-    const owner = await newUser(t, 'owner');
+    clock = controlClock(t);
+    owner = await newUser(t, 'owner');
     for (const [name, days] of [
       ['monthly', 30],
       ['quarterly', 90],
@@ -332,7 +355,119 @@ describe('billing: confirmation, rewards, reconciliation', () => {
       } finally {
         toncenter.down = false;
       }
+      clock.advance(TX_CACHE_MS);
       await confirm(buyer, invoice.id).expect(200);
+    });
+  });
+
+  describe('TON: matching and upstream use', () => {
+    it('the comment matches trimmed and in any case', async () => {
+      const buyer = await newUser(t, 'seed');
+      const invoice = await order(buyer);
+      const hash = payOnChain(invoice, { comment: `  ${invoice.payment.comment.toUpperCase()} ` });
+      await confirm(buyer, invoice.id).expect(200);
+      expect(await invoiceRow(invoice.id)).toMatchObject({ status: 'paid', provider_tx_ref: hash });
+    });
+
+    it('30 concurrent confirms make at most one toncenter call within 5 s', async () => {
+      const buyer = await newUser(t, 'seed');
+      const invoice = await order(buyer);
+      clock.advance(TX_CACHE_MS);
+      const before = toncenter.requests.length;
+
+      const results = await Promise.all(
+        Array.from({ length: 30 }, () => confirm(buyer, invoice.id)),
+      );
+      expect(results.map((r) => `${r.status} ${r.body.code}`)).toEqual(
+        Array(30).fill('409 PAYMENT_NOT_FOUND'),
+      );
+      expect(toncenter.requests.length - before).toBe(1);
+
+      // Still inside the window: reconciliation and more confirms reuse that look.
+      transfer(invoice);
+      await reconcile();
+      await confirm(buyer, invoice.id).expect(409);
+      expect(toncenter.requests.length - before).toBe(1);
+      expect((await invoiceRow(invoice.id)).status).toBe('pending');
+
+      // After it, the next confirm looks again and finds the payment.
+      clock.advance(TX_CACHE_MS);
+      await confirm(buyer, invoice.id).expect(200);
+      expect(toncenter.requests.length - before).toBe(2);
+    });
+  });
+
+  describe('traffic limit of the plan bought', () => {
+    const putPlan = (name: string, bytes: number) =>
+      t
+        .http()
+        .put(`/api/v1/admin/plans/${name}`)
+        .set(owner.bearer)
+        .send({
+          duration_days: 365,
+          traffic_limit_bytes: bytes,
+          prices: { USD: '4499' },
+          active: true,
+        })
+        .expect(200);
+    const setOverride = (user: TestUser, bytes: number | null) =>
+      t
+        .http()
+        .patch(`/api/v1/admin/users/${user.user.id}/traffic-limit`)
+        .set(owner.bearer)
+        .send({ traffic_limit_bytes: bytes })
+        .expect(200);
+
+    it('applies while the subscription runs; an admin override wins over it', async () => {
+      await putPlan('yearly', 1200 * GIB);
+      const buyer = await newUser(t, 'seed', { trafficUsedBytes: '5' });
+      expect((await me(buyer)).traffic).toEqual({ limit_bytes: 100 * GIB, used_bytes: 5 });
+
+      const invoice = await order(buyer, 'USD', 'ton', 'yearly');
+      payOnChain(invoice);
+      await confirm(buyer, invoice.id).expect(200);
+      const bought = await me(buyer);
+      expect(bought.subscription).toMatchObject({ plan_name: 'yearly', active: true });
+      expect(bought.traffic).toEqual({ limit_bytes: 1200 * GIB, used_bytes: 0 });
+      // The staff view of the user agrees.
+      const staffView = await t
+        .http()
+        .get(`/api/v1/admin/users/${buyer.user.id}`)
+        .set(owner.bearer)
+        .expect(200);
+      expect(staffView.body).toEqual(bought);
+      // So does the view of users in lists.
+      const entity = await t.dataSource.getRepository(User).findOneByOrFail({ id: buyer.user.id });
+      const [listed] = await t.app.get(UsersService).views([entity], 100n * BigInt(GIB));
+      expect(listed).toEqual(bought);
+
+      const overridden = await setOverride(buyer, 7 * GIB);
+      expect(overridden.body.traffic.limit_bytes).toBe(7 * GIB);
+      expect((await me(buyer)).traffic.limit_bytes).toBe(7 * GIB);
+
+      await setOverride(buyer, null);
+      expect((await me(buyer)).traffic.limit_bytes).toBe(1200 * GIB);
+
+      // A change of the plan's limit applies to its subscribers at once.
+      await putPlan('yearly', 1300 * GIB);
+      expect((await me(buyer)).traffic.limit_bytes).toBe(1300 * GIB);
+
+      // Once the subscription has run out, the default applies again.
+      await t.dataSource.query(
+        `UPDATE users SET subscription_expires_at = now() - interval '1 day' WHERE id = $1`,
+        [buyer.user.id],
+      );
+      const lapsed = await me(buyer);
+      expect(lapsed.subscription).toMatchObject({ plan_name: 'yearly', active: false });
+      expect(lapsed.traffic.limit_bytes).toBe(100 * GIB);
+    });
+
+    it('the trial has no plan row: the default applies', async () => {
+      const user = await newUser(t, 'telegram');
+      await t.http().post('/api/v1/users/me/trial').set(user.bearer).expect(200);
+      const view = await me(user);
+      expect(view.subscription).toMatchObject({ plan_name: 'trial', active: true });
+      expect(view.traffic.limit_bytes).toBe(100 * GIB);
     });
   });
 
@@ -453,6 +588,7 @@ describe('billing: confirmation, rewards, reconciliation', () => {
       } finally {
         toncenter.down = false;
       }
+      clock.advance(TX_CACHE_MS);
       await reconcile();
       expect((await invoiceRow(invoice.id)).status).toBe('paid');
     });

@@ -43,21 +43,22 @@ describe('billing: scheduled reconciliation', () => {
 
   it('runs every RECONCILE_INTERVAL_S and credits a paid invoice', async () => {
     expect(app.get(SchedulerRegistry).doesExist('interval', RECONCILE_INTERVAL)).toBe(true);
+    // On chain first: a run may reuse a look at toncenter for a few seconds, so it must see it.
+    const comment = 'inv-scheduled01';
+    toncenter.transactions.push(
+      tonTransaction({ to: WALLET.toRawString(), value: '1000', comment }),
+    );
     const db = app.get(DataSource);
     const [user] = await db.query(`INSERT INTO users DEFAULT VALUES RETURNING id`);
     await db.query(
       `INSERT INTO plans (name, duration_days, traffic_limit_bytes) VALUES ('monthly', 30, 1)`,
     );
-    const comment = 'inv-scheduled01';
     const [invoice] = await db.query(
       `INSERT INTO invoices (id, user_id, plan_name, currency, amount, provider, payment, comment,
          expires_at)
        VALUES (gen_random_uuid(), $1, 'monthly', 'USD', '1000', 'ton', '{}', $2,
          now() + interval '1 day') RETURNING id`,
       [user.id, comment],
-    );
-    toncenter.transactions.push(
-      tonTransaction({ to: WALLET.toRawString(), value: '1000', comment }),
     );
 
     let status = 'pending';

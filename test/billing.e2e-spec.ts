@@ -43,7 +43,14 @@ describe('billing: plans, invoices, trial', () => {
     t.http().post('/api/v1/invoices').set(user.bearer).send(body);
 
   beforeAll(async () => {
-    tonapi = await startFakeTonapi({ USD: '2.5', RUB: '250.37', EUR: '1.02', GBP: '2.01' });
+    // CHF's rate is a glitch: a ten-billionth of a franc per TON.
+    tonapi = await startFakeTonapi({
+      USD: '2.5',
+      RUB: '250.37',
+      EUR: '1.02',
+      GBP: '2.01',
+      CHF: '0.0000000001',
+    });
     toncenter = await startFakeToncenter();
     botApi = await startFakeBotApi();
     t = await startTestApp({
@@ -127,6 +134,39 @@ describe('billing: plans, invoices, trial', () => {
       expect(rows).toHaveLength(0);
     });
 
+    it('a plan change is audited with the actor, before and after', async () => {
+      const moderator = await newUser(t, 'moderator');
+      const plan = { duration_days: 30, traffic_limit_bytes: 1, active: true };
+      await putPlan('audited', { ...plan, prices: { USD: '499' } }, moderator).expect(200);
+      await putPlan('audited', { ...plan, prices: { USD: '599', EUR: '549' } }).expect(200);
+      // The same plan again changes nothing, so it adds no entry.
+      await putPlan('audited', { ...plan, prices: { USD: '599', EUR: '549' } }).expect(200);
+
+      const audit = await t
+        .http()
+        .get('/api/v1/admin/audit?limit=100')
+        .set(owner.bearer)
+        .expect(200);
+      const entries = audit.body.items.filter(
+        (e: { target_type: string; target_id: string }) =>
+          e.target_type === 'plan' && e.target_id === 'audited',
+      );
+      expect(entries).toEqual([
+        expect.objectContaining({
+          action: 'plan.changed',
+          actor_id: owner.user.id,
+          before: { ...plan, prices: { USD: '499' } },
+          after: { ...plan, prices: { USD: '599', EUR: '549' } },
+        }),
+        expect.objectContaining({
+          action: 'plan.created',
+          actor_id: moderator.user.id,
+          before: null,
+          after: { ...plan, prices: { USD: '499' } },
+        }),
+      ]);
+    });
+
     it('bad plan input is 400 and writes nothing', async () => {
       const good = {
         duration_days: 30,
@@ -141,6 +181,7 @@ describe('billing: plans, invoices, trial', () => {
         ['ok', { ...good, prices: { USD: 499 } }],
         ['ok', { ...good, prices: { USD: '0' } }],
         ['ok', { ...good, prices: { USD: '4.99' } }],
+        ['ok', { ...good, prices: { USD: '1000000000000' } }],
         ['ok', { ...good, prices: { ZZZ: '1' } }],
         ['ok', { ...good, prices: {} }],
         ['ok', { ...good, prices: ['USD'] }],
@@ -329,6 +370,69 @@ describe('billing: plans, invoices, trial', () => {
       }).expect(503);
       expect(missing.body.code).toBe('UPSTREAM_UNAVAILABLE');
       expect(await countInvoices(buyer.user.id)).toBe(0);
+    });
+
+    it('a TON amount beyond the sanity cap is 503 and writes nothing', async () => {
+      const buyer = await newUser(t, 'seed');
+      const plan = { duration_days: 30, traffic_limit_bytes: 1, active: true };
+      // 12 digits are accepted; at 2.5 USD/TON that is about 4.1e18 nanotons.
+      await putPlan('pricey', { ...plan, prices: { USD: '999999999999' } }).expect(200);
+      // A price stored before prices were bounded: its nanotons do not fit a bigint.
+      await putPlan('legacy', { ...plan, prices: { USD: '1' } }).expect(200);
+      await t.dataSource.query(
+        `UPDATE plan_prices SET amount_minor = 999999999999999 WHERE plan_name = 'legacy'`,
+      );
+      const cases = [
+        { plan_name: 'pricey', currency: 'USD', provider: 'ton' },
+        { plan_name: 'legacy', currency: 'USD', provider: 'ton' },
+        // 4.99 CHF at the glitched rate: about 5e19 nanotons.
+        { plan_name: 'monthly', currency: 'CHF', provider: 'ton' },
+      ];
+      await putPlan('monthly', {
+        ...plan,
+        traffic_limit_bytes: 107374182400,
+        prices: { USD: '499', RUB: '45000', EUR: '101', GBP: '399', CHF: '499' },
+      }).expect(200);
+      for (const body of cases) {
+        const res = await order(buyer, body);
+        expect({ body, status: res.status, code: res.body.code }).toEqual({
+          body,
+          status: 503,
+          code: 'UPSTREAM_UNAVAILABLE',
+        });
+      }
+      expect(await countInvoices(buyer.user.id)).toBe(0);
+    });
+
+    it('at most 10 pending invoices per user; the 11th is 409 without calling Telegram', async () => {
+      const buyer = await newUser(t, 'telegram');
+      const body = { plan_name: 'monthly', currency: 'USD', provider: 'telegram' };
+      const made: string[] = [];
+      for (let i = 0; i < 10; i += 1) made.push((await order(buyer, body).expect(201)).body.id);
+      const links = botApi.callsOf('createInvoiceLink').length;
+
+      const refused = await order(buyer, body).expect(409);
+      expect(refused.body.code).toBe('CONFLICT');
+      expect(refused.body.message).toMatch(/10 pending invoices/);
+      await order(buyer, { ...body, provider: 'ton' }).expect(409);
+      expect(botApi.callsOf('createInvoiceLink').length).toBe(links);
+      expect(await countInvoices(buyer.user.id)).toBe(10);
+
+      // Others are not held back, and an invoice that stops being pending frees a place.
+      await order(await newUser(t, 'telegram'), body).expect(201);
+      await t.dataSource.query(`UPDATE invoices SET status = 'expired' WHERE id = $1`, [made[0]]);
+      await order(buyer, body).expect(201);
+      await order(buyer, body).expect(409);
+    });
+
+    it('the pending cap holds for concurrent orders', async () => {
+      const buyer = await newUser(t, 'telegram');
+      const body = { plan_name: 'monthly', currency: 'USD', provider: 'telegram' };
+      const results = await Promise.all(Array.from({ length: 25 }, () => order(buyer, body)));
+      const statuses = results.map((r) => r.status);
+      expect(statuses.filter((s) => s === 201)).toHaveLength(10);
+      expect(statuses.filter((s) => s === 409)).toHaveLength(15);
+      expect(await countInvoices(buyer.user.id)).toBe(10);
     });
 
     it('Bot API failing: 503 UPSTREAM_UNAVAILABLE, no invoice', async () => {

@@ -5,7 +5,7 @@ import { encodeCursor } from '../common/pagination';
 import { hashPassword } from '../auth/passwords';
 import { AppError } from '../common/errors';
 import { DEFAULT_TRAFFIC_LIMIT_KEY } from '../settings-store/app-settings.repository';
-import { toUserResponse, type UserResponse } from '../users/dto/user.response';
+import { type UserResponse } from '../users/dto/user.response';
 import type { Role } from '../users/entities/user.entity';
 import { UsernameTakenCondition } from '../users/users.errors';
 import { UsersService } from '../users/users.service';
@@ -50,7 +50,10 @@ export class AdminService {
     const page = rows.slice(0, limit);
     const last = rows.length > limit ? page[page.length - 1] : undefined;
     return {
-      items: page.map((row) => toUserResponse(row.user, defaultLimit)),
+      items: await this.users.views(
+        page.map((row) => row.user),
+        defaultLimit,
+      ),
       next_cursor: last ? encodeCursor({ at: last.cursorAt, id: last.user.id }) : null,
     };
   }

@@ -12,3 +12,15 @@ export const RECONCILE_LOCK_KEY = 7_000_001;
 
 /** The plan name a trial subscription carries. */
 export const TRIAL_PLAN_NAME = 'trial';
+
+/**
+ * How many pending invoices one user may hold at once. Each new invoice may call a paid upstream
+ * (the Bot API's createInvoiceLink, the rates API), so one account cannot make them without end.
+ */
+export const MAX_PENDING_INVOICES = 10;
+
+/** Audit actions of plan changes (targetType `plan`, targetId the plan's name). */
+export const PLAN_AUDIT_ACTIONS = {
+  created: 'plan.created',
+  changed: 'plan.changed',
+} as const;

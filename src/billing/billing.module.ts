@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { AuditModule } from '../audit/audit.module';
 import { BillingRepository } from './billing.repository';
 import { BillingService } from './billing.service';
 import { Clock, SystemClock } from './clock';
@@ -9,6 +10,8 @@ import {
   TrialController,
 } from './invoices.controller';
 import { PlansController } from './plans.controller';
+import { PlansRepository } from './plans.repository';
+import { PlansService } from './plans.service';
 import {
   PAYMENT_PROVIDER_LIST,
   type PaymentProvider,
@@ -21,9 +24,11 @@ import { ReconciliationService } from './reconciliation.service';
 import { SubscriptionsRepository } from './subscriptions.repository';
 
 @Module({
+  imports: [AuditModule],
   controllers: [PlansController, InvoicesController, AdminInvoicesController, TrialController],
   providers: [
     BillingRepository,
+    PlansRepository,
     SubscriptionsRepository,
     { provide: Clock, useClass: SystemClock },
     TonRates,
@@ -40,6 +45,7 @@ import { SubscriptionsRepository } from './subscriptions.repository';
     PaymentProviders,
     ConfirmationService,
     BillingService,
+    PlansService,
     ReconciliationService,
   ],
   // The bot records Telegram payments through BillingService.recordTelegramPayment.

@@ -7,23 +7,6 @@ import { CommentTakenCondition } from './billing.errors';
 import type { InvoiceProvider, InvoiceStatus } from './entities/invoice.entity';
 import type { KeysetCursor } from '../common/pagination';
 
-export interface PlanRecord {
-  name: string;
-  durationDays: number;
-  trafficLimitBytes: string;
-  active: boolean;
-  /** currency → minor units, as strings of digits. */
-  prices: Record<string, string>;
-}
-
-/** A plan as bought in one currency; `priceMinor` is null when it has no price there. */
-export interface PlanForPurchase {
-  name: string;
-  durationDays: number;
-  active: boolean;
-  priceMinor: string | null;
-}
-
 export interface InvoiceRecord {
   id: string;
   userId: string;
@@ -70,10 +53,6 @@ export interface TelegramPaymentRecord {
   totalAmount: string;
 }
 
-const PLAN = `p.name, p.duration_days AS "durationDays", p.traffic_limit_bytes AS "trafficLimitBytes",
-  p.active, COALESCE((SELECT jsonb_object_agg(pp.currency, pp.amount_minor::text)
-    FROM plan_prices pp WHERE pp.plan_name = p.name), '{}'::jsonb) AS prices`;
-
 export const INVOICE = `i.id, i.user_id AS "userId", i.plan_name AS "planName", i.currency,
   i.amount, i.provider, i.status, i.payment, i.comment, i.provider_tx_ref AS "providerTxRef",
   i.created_at AS "createdAt", i.paid_at AS "paidAt", i.expires_at AS "expiresAt"`;
@@ -83,7 +62,7 @@ const TELEGRAM_PAYMENT = `tp.telegram_payment_charge_id AS "chargeId", tp.invoic
 
 const SORT_KEY = `to_char(i.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS "sortKey"`;
 
-/** Every query on `plans`, `plan_prices`, `invoices` and `telegram_payments`. */
+/** Every query on `invoices` and `telegram_payments`. */
 @Injectable()
 export class BillingRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
@@ -107,59 +86,42 @@ export class BillingRepository {
     });
   }
 
-  // Plans
-
-  activePlans(): Promise<PlanRecord[]> {
-    return sqlRows<PlanRecord>(
-      this.dataSource,
-      `SELECT ${PLAN} FROM plans p WHERE p.active ORDER BY p.duration_days, p.name`,
-    );
-  }
-
-  /** Creates or replaces the plan and all of its prices, atomically. */
-  upsertPlan(plan: PlanRecord): Promise<PlanRecord> {
-    return this.dataSource.transaction(async (tx) => {
-      // The upsert locks the plan's row: concurrent replacements of one plan run one after another.
-      await tx.query(
-        `INSERT INTO plans (name, duration_days, traffic_limit_bytes, active) VALUES ($1, $2, $3, $4)
-         ON CONFLICT (name) DO UPDATE SET duration_days = EXCLUDED.duration_days,
-           traffic_limit_bytes = EXCLUDED.traffic_limit_bytes, active = EXCLUDED.active,
-           updated_at = now()`,
-        [plan.name, plan.durationDays, plan.trafficLimitBytes, plan.active],
-      );
-      await tx.query(`DELETE FROM plan_prices WHERE plan_name = $1`, [plan.name]);
-      const currencies = Object.keys(plan.prices);
-      await tx.query(
-        `INSERT INTO plan_prices (plan_name, currency, amount_minor)
-         SELECT $1, c, a::bigint FROM unnest($2::text[], $3::text[]) AS t(c, a)`,
-        [plan.name, currencies, currencies.map((c) => plan.prices[c])],
-      );
-      const [saved] = await sqlRows<PlanRecord>(
-        tx,
-        `SELECT ${PLAN} FROM plans p WHERE p.name = $1`,
-        [plan.name],
-      );
-      return saved;
-    });
-  }
-
-  async planForPurchase(name: string, currency: string): Promise<PlanForPurchase | null> {
-    const [plan] = await sqlRows<PlanForPurchase>(
-      this.dataSource,
-      `SELECT p.name, p.duration_days AS "durationDays", p.active, pp.amount_minor AS "priceMinor"
-       FROM plans p LEFT JOIN plan_prices pp ON pp.plan_name = p.name AND pp.currency = $2
-       WHERE p.name = $1`,
-      [name, currency],
-    );
-    return plan ?? null;
-  }
-
   // Invoices
 
-  async insertInvoice(invoice: NewInvoice): Promise<InvoiceRecord> {
+  /**
+   * Locks the user's row until the transaction ends: one user's invoice creations run one after
+   * another, so a count of its pending invoices stays true until the insert. False: no such user.
+   */
+  async lockUser(tx: EntityManager, userId: string): Promise<boolean> {
+    const rows = await sqlRows<{ id: string }>(
+      tx,
+      `SELECT id FROM users WHERE id = $1 FOR NO KEY UPDATE`,
+      [userId],
+    );
+    return rows.length > 0;
+  }
+
+  /** The user's invoices still waiting for a payment (pending and not past their expiry). */
+  async pendingInvoiceCount(
+    userId: string,
+    runner: DataSource | EntityManager = this.dataSource,
+  ): Promise<number> {
+    const [row] = await sqlRows<{ n: number }>(
+      runner,
+      `SELECT count(*)::int AS n FROM invoices
+       WHERE user_id = $1 AND status = 'pending' AND expires_at > now()`,
+      [userId],
+    );
+    return row.n;
+  }
+
+  async insertInvoice(
+    invoice: NewInvoice,
+    runner: DataSource | EntityManager = this.dataSource,
+  ): Promise<InvoiceRecord> {
     try {
       const [inserted] = await sqlRows<InvoiceRecord>(
-        this.dataSource,
+        runner,
         `INSERT INTO invoices AS i
            (id, user_id, plan_name, currency, amount, provider, payment, comment, expires_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, now() + make_interval(hours => $9))

@@ -5,13 +5,14 @@ import { AppError, validationFailed } from '../common/errors';
 import { type Settings } from '../config/settings';
 import { SETTINGS } from '../config/settings.module';
 import type { SubscriptionView } from '../users/dto/user.response';
-import { INVOICE_TTL_HOURS, TRIAL_PLAN_NAME } from './billing.constants';
+import { INVOICE_TTL_HOURS, MAX_PENDING_INVOICES, TRIAL_PLAN_NAME } from './billing.constants';
 import { CommentTakenCondition } from './billing.errors';
 import {
   BillingRepository,
   type InvoiceFilter,
+  type InvoiceRecord,
   type ListedInvoice,
-  type PlanRecord,
+  type NewInvoice,
 } from './billing.repository';
 import { ConfirmationService } from './confirmation.service';
 import {
@@ -21,23 +22,16 @@ import {
   toInvoiceResponse,
   toSubscriptionView,
 } from './dto/invoice.response';
-import type { AdminPlanResponse, PlanResponse } from './dto/plan.dto';
 import type { InvoiceProvider } from './entities/invoice.entity';
 import { decodeCursor, encodeCursor, DEFAULT_PAGE_LIMIT } from '../common/pagination';
 import { isKnownCurrency } from './money';
+import { PlansRepository } from './plans.repository';
 import { PaymentProviders } from './providers/payment-provider';
 import { SubscriptionsRepository } from './subscriptions.repository';
 
 export interface PageRequest {
   limit?: number;
   cursor?: string;
-}
-
-export interface PlanChange {
-  durationDays: number;
-  trafficLimitBytes: number;
-  prices: Record<string, string>;
-  active: boolean;
 }
 
 export interface InvoiceOrder {
@@ -56,38 +50,23 @@ export interface TelegramPaymentInput {
   telegramPaymentChargeId: string;
 }
 
-/** Plans, invoices, the trial, and the bot's Telegram payments. */
+/** Invoices, the trial, and the bot's Telegram payments. */
 @Injectable()
 export class BillingService {
   constructor(
     private readonly billing: BillingRepository,
+    private readonly plans: PlansRepository,
     private readonly subscriptions: SubscriptionsRepository,
     private readonly providers: PaymentProviders,
     private readonly confirmation: ConfirmationService,
     @Inject(SETTINGS) private readonly settings: Settings,
   ) {}
 
-  async activePlans(): Promise<PlanResponse[]> {
-    return (await this.billing.activePlans()).map((plan) => {
-      const { active: _active, ...view } = toPlanResponse(plan);
-      return view;
-    });
-  }
-
-  async upsertPlan(name: string, change: PlanChange): Promise<AdminPlanResponse> {
-    const saved = await this.billing.upsertPlan({
-      name,
-      durationDays: change.durationDays,
-      trafficLimitBytes: String(change.trafficLimitBytes),
-      active: change.active,
-      prices: change.prices,
-    });
-    return toPlanResponse(saved);
-  }
-
   /**
    * A new invoice for an active plan in a currency it has a price in, priced by the chosen provider.
-   * Nothing is written when the provider (or its exchange rate) is unavailable.
+   * Nothing is written when the provider (or its exchange rate) is unavailable. A user holds at
+   * most MAX_PENDING_INVOICES pending invoices: checked before the provider is asked (so a refused
+   * order costs no upstream call) and again, under a lock of the user's row, where it is written.
    */
   async createInvoice(userId: string, order: InvoiceOrder): Promise<InvoiceResponse> {
     const provider = this.providers.get(order.provider);
@@ -96,7 +75,7 @@ export class BillingService {
         { field: 'currency', message: `${order.currency} cannot be paid with ${order.provider}` },
       ]);
     }
-    const plan = await this.billing.planForPurchase(order.planName, order.currency);
+    const plan = await this.plans.planForPurchase(order.planName, order.currency);
     if (!plan || !plan.active) {
       throw validationFailed([{ field: 'plan_name', message: 'no such plan on sale' }]);
     }
@@ -104,6 +83,9 @@ export class BillingService {
       throw validationFailed([
         { field: 'currency', message: `plan ${plan.name} has no price in ${order.currency}` },
       ]);
+    }
+    if ((await this.billing.pendingInvoiceCount(userId)) >= MAX_PENDING_INVOICES) {
+      throw tooManyPending();
     }
     const quote = {
       name: plan.name,
@@ -115,19 +97,33 @@ export class BillingService {
       const draft = { id: randomUUID(), userId, planName: plan.name, currency: order.currency };
       const created = await provider.createPayment(draft, quote);
       try {
-        const invoice = await this.billing.insertInvoice({
-          ...draft,
-          provider: provider.kind,
-          amount: created.amount,
-          payment: created.payment,
-          comment: created.comment,
-          ttlHours: INVOICE_TTL_HOURS,
-        });
-        return toInvoiceResponse(invoice);
+        return toInvoiceResponse(
+          await this.insertWithinCap({
+            ...draft,
+            provider: provider.kind,
+            amount: created.amount,
+            payment: created.payment,
+            comment: created.comment,
+            ttlHours: INVOICE_TTL_HOURS,
+          }),
+        );
       } catch (error) {
         if (!(error instanceof CommentTakenCondition) || attempt >= 3) throw error;
       }
     }
+  }
+
+  /** Writes the invoice unless its user already holds the most pending invoices allowed. */
+  private insertWithinCap(invoice: NewInvoice): Promise<InvoiceRecord> {
+    return this.billing.transaction(async (tx) => {
+      if (!(await this.billing.lockUser(tx, invoice.userId))) {
+        throw new AppError('NO_USER', 'user not found');
+      }
+      if ((await this.billing.pendingInvoiceCount(invoice.userId, tx)) >= MAX_PENDING_INVOICES) {
+        throw tooManyPending();
+      }
+      return this.billing.insertInvoice(invoice, tx);
+    });
   }
 
   async ownInvoices(userId: string, page: PageRequest): Promise<InvoicePageResponse> {
@@ -237,12 +233,9 @@ export class BillingService {
   }
 }
 
-function toPlanResponse(plan: PlanRecord): AdminPlanResponse {
-  return {
-    name: plan.name,
-    duration_days: plan.durationDays,
-    traffic_limit_bytes: Number(plan.trafficLimitBytes),
-    prices: plan.prices,
-    active: plan.active,
-  };
+function tooManyPending(): AppError {
+  return new AppError(
+    'CONFLICT',
+    `you already have ${MAX_PENDING_INVOICES} pending invoices: pay one, or wait until one expires`,
+  );
 }

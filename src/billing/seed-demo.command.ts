@@ -1,7 +1,11 @@
 import { DataSource } from 'typeorm';
+import { AuditRepository } from '../audit/audit.repository';
+import { AuditService } from '../audit/audit.service';
 import { type Settings } from '../config/settings';
 import { dataSourceOptions } from '../database/data-source';
-import { BillingRepository, type PlanRecord } from './billing.repository';
+import { PLAN_AUDIT_ACTIONS } from './billing.constants';
+import { type PlanRecord, PlansRepository } from './plans.repository';
+import { planAuditValues } from './plans.service';
 
 const GIB = 1024 ** 3;
 
@@ -31,8 +35,9 @@ export const DEMO_PLANS: PlanRecord[] = [
 ];
 
 /**
- * `node dist/src/main.js --seed-demo` (`npm run seed:demo`): creates or replaces the demo plans and
- * exits. Running it again changes nothing further. Returns the exit code.
+ * `node dist/src/main.js --seed-demo` (`npm run seed:demo`): creates the demo plans that do not
+ * exist yet and exits. A plan of the same name is kept as it is, whatever the operator made of it,
+ * so running it again, or on a live installation, changes nothing. Returns the exit code.
  */
 export async function runSeedDemo(settings: Settings, databaseUrl: string): Promise<number> {
   const dataSource = new DataSource(
@@ -40,11 +45,25 @@ export async function runSeedDemo(settings: Settings, databaseUrl: string): Prom
   );
   await dataSource.initialize();
   try {
-    const billing = new BillingRepository(dataSource);
+    const plans = new PlansRepository(dataSource);
+    const audit = new AuditService(new AuditRepository(dataSource));
     for (const plan of DEMO_PLANS) {
-      await billing.upsertPlan(plan);
+      const created = await plans.transaction(async (tx) => {
+        if (!(await plans.insertPlanIfAbsent(tx, plan))) return false;
+        await audit.record(tx, {
+          actorId: null,
+          action: PLAN_AUDIT_ACTIONS.created,
+          targetType: 'plan',
+          targetId: plan.name,
+          before: null,
+          after: planAuditValues(plan),
+        });
+        return true;
+      });
       process.stdout.write(
-        `plan ${plan.name}: ${plan.durationDays} days, ${Object.keys(plan.prices).join(', ')}\n`,
+        created
+          ? `plan ${plan.name}: created, ${plan.durationDays} days, ${Object.keys(plan.prices).join(', ')}\n`
+          : `plan ${plan.name}: kept, a plan of that name exists and is left as it is\n`,
       );
     }
     return 0;

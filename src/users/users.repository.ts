@@ -15,10 +15,13 @@ export interface NewStaff {
   partnerCode?: string | null;
 }
 
-/** A user with the default traffic limit that applies to it when it has no override. */
+/** A user with the limits that apply to it when it has no override of its own. */
 export interface UserWithDefaults {
   user: User;
+  /** The stored default limit; null when none is stored. */
   defaultLimitBytes: string | null;
+  /** The limit of the plan named by `plan_name`; null when it names no plan row (the trial). */
+  planLimitBytes: string | null;
 }
 
 /** Every query on `users`. */
@@ -37,14 +40,15 @@ export class UsersRepository {
   }
 
   /**
-   * The user and the stored default traffic limit, in one round trip. Plain SQL mapped through the
-   * entity's own column metadata: this is the hottest read of the service (`GET /users/me`), and
-   * the query builder's hydration cost more than the query itself.
+   * The user, the stored default traffic limit and its plan's limit, in one round trip. Plain SQL
+   * mapped through the entity's own column metadata: this is the hottest read of the service
+   * (`GET /users/me`), and the query builder's hydration cost more than the query itself.
    */
   async getWithDefaults(id: string): Promise<UserWithDefaults> {
     const rows = await sqlRows<Record<string, unknown>>(
       this.users.manager,
-      `SELECT u.*, (SELECT s.value #>> '{}' FROM app_settings s WHERE s.key = $2) AS default_limit
+      `SELECT u.*, (SELECT s.value #>> '{}' FROM app_settings s WHERE s.key = $2) AS default_limit,
+         (SELECT p.traffic_limit_bytes::text FROM plans p WHERE p.name = u.plan_name) AS plan_limit
          FROM users u WHERE u.id = $1`,
       [id, DEFAULT_TRAFFIC_LIMIT_KEY],
     );
@@ -53,7 +57,19 @@ export class UsersRepository {
     return {
       user: this.fromRow(row),
       defaultLimitBytes: (row.default_limit as string | null) ?? null,
+      planLimitBytes: (row.plan_limit as string | null) ?? null,
     };
+  }
+
+  /** Each named plan's traffic limit in bytes (digits), for views of many users at once. */
+  async planLimits(planNames: string[]): Promise<Map<string, string>> {
+    if (planNames.length === 0) return new Map();
+    const rows = await sqlRows<{ name: string; bytes: string }>(
+      this.users.manager,
+      `SELECT p.name, p.traffic_limit_bytes::text AS bytes FROM plans p WHERE p.name = ANY($1)`,
+      [[...new Set(planNames)]],
+    );
+    return new Map(rows.map((row) => [row.name, row.bytes]));
   }
 
   private fromRow(row: Record<string, unknown>): User {

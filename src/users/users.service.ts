@@ -3,6 +3,7 @@ import { AppError } from '../common/errors';
 import { type Settings } from '../config/settings';
 import { SETTINGS } from '../config/settings.module';
 import { toUserResponse, type UserResponse } from './dto/user.response';
+import type { User } from './entities/user.entity';
 import { NoUserCondition } from './users.errors';
 import { UsersRepository } from './users.repository';
 
@@ -13,12 +14,31 @@ export class UsersService {
     @Inject(SETTINGS) private readonly settings: Settings,
   ) {}
 
-  /** The user as the contract shows it, with the traffic limit that applies to it now. */
+  /**
+   * The user as the contract shows it, with the traffic limit that applies to it now: its own
+   * override, else its running subscription's plan's limit, else the default.
+   */
   async view(userId: string): Promise<UserResponse> {
-    const { user, defaultLimitBytes } = await this.withNoUser(() =>
+    const { user, defaultLimitBytes, planLimitBytes } = await this.withNoUser(() =>
       this.users.getWithDefaults(userId),
     );
-    return toUserResponse(user, this.effectiveDefault(defaultLimitBytes));
+    return toUserResponse(user, {
+      defaultBytes: this.effectiveDefault(defaultLimitBytes),
+      planBytes: planLimitBytes === null ? null : BigInt(planLimitBytes),
+    });
+  }
+
+  /** Many users as the contract shows them (lists), with the same limits as `view`. */
+  async views(users: User[], defaultBytes: bigint): Promise<UserResponse[]> {
+    const names = users.flatMap((user) => (user.planName === null ? [] : [user.planName]));
+    const planLimits = await this.users.planLimits(names);
+    return users.map((user) => {
+      const planBytes = user.planName === null ? undefined : planLimits.get(user.planName);
+      return toUserResponse(user, {
+        defaultBytes,
+        planBytes: planBytes === undefined ? null : BigInt(planBytes),
+      });
+    });
   }
 
   effectiveDefault(stored: string | null): bigint {

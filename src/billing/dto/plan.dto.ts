@@ -14,8 +14,11 @@ import { isKnownCurrency } from '../money';
 
 export const PLAN_NAME = /^[a-z0-9_-]{1,32}$/;
 export const CURRENCY_CODE = /^[A-Z]{3}$/;
-/** A positive whole number of minor units, as a string; 15 digits keep every sum in a bigint. */
-const PRICE = /^[1-9]\d{0,14}$/;
+/**
+ * A positive whole number of minor units, as a string, of at most 12 digits (under 10^10 of a
+ * two-decimal currency): far inside a bigint, also once converted or summed.
+ */
+const PRICE = /^[1-9]\d{0,11}$/;
 
 /** The plan name in the path of `PUT /admin/plans/{name}`. */
 @Injectable()
@@ -39,7 +42,7 @@ function IsPriceMap(options?: ValidationOptions): PropertyDecorator {
       propertyName: String(propertyName),
       options: {
         message:
-          'must map at least one known currency code (e.g. USD) to a positive whole number of minor units as a string',
+          'must map at least one known currency code (e.g. USD) to a positive whole number of minor units (at most 12 digits) as a string',
         ...options,
       },
       validator: {
@@ -77,7 +80,7 @@ export class UpsertPlanRequest {
 
   @ApiProperty({
     type: 'object',
-    additionalProperties: { type: 'string', pattern: '^[1-9][0-9]{0,14}$' },
+    additionalProperties: { type: 'string', pattern: '^[1-9][0-9]{0,11}$' },
     description: 'currency code → price in its minor units; replaces every earlier price',
     example: { USD: '499', RUB: '45000' },
   })

@@ -5,6 +5,7 @@ import { AppError } from '../../common/errors';
 import { type Settings } from '../../config/settings';
 import { SETTINGS } from '../../config/settings.module';
 import type { InvoiceRecord } from '../billing.repository';
+import { Clock } from '../clock';
 import { isKnownCurrency, nanotonsFor, TON_CURRENCY } from '../money';
 import {
   type CreatedPayment,
@@ -13,11 +14,24 @@ import {
   type PlanQuote,
   type ProviderTransaction,
 } from './payment-provider';
+import { SingleFlightCache } from './single-flight-cache';
 import { TonRates } from './ton-rates';
 import { asRecord, requestJson, UpstreamError } from './upstream';
 
 /** How many of the wallet's latest transactions each look at toncenter covers. */
 export const TON_RECENT_LIMIT = 100;
+
+/**
+ * How long one look at toncenter serves every confirm call and reconciliation: a user's confirm
+ * clicks cannot make the service call the paid API more than once per window.
+ */
+export const TON_TRANSACTIONS_CACHE_MS = 5_000;
+
+/**
+ * The largest amount an invoice may ask for: 10^9 TON, in nanotons. Far below a bigint's 2^63−1;
+ * a price above it means a broken exchange rate (or an absurd price), never a real invoice.
+ */
+export const MAX_INVOICE_NANOTONS = 10n ** 18n;
 
 /**
  * On-chain payment to the service's wallet. The invoice asks for the price converted to nanotons at
@@ -28,12 +42,15 @@ export const TON_RECENT_LIMIT = 100;
 export class TonProvider extends PaymentProvider {
   readonly kind = 'ton' as const;
   private readonly logger = new Logger(TonProvider.name);
+  private readonly recent: SingleFlightCache<ProviderTransaction[]>;
 
   constructor(
     @Inject(SETTINGS) private readonly settings: Settings,
     private readonly rates: TonRates,
+    clock: Clock,
   ) {
     super();
+    this.recent = new SingleFlightCache(clock, TON_TRANSACTIONS_CACHE_MS);
   }
 
   override isConfigured(): boolean {
@@ -50,6 +67,15 @@ export class TonProvider extends PaymentProvider {
       draft.currency === TON_CURRENCY
         ? plan.priceMinor
         : nanotonsFor(plan.priceMinor, draft.currency, await this.rates.rate(draft.currency));
+    if (amount > MAX_INVOICE_NANOTONS) {
+      this.logger.warn(
+        `refused a TON invoice of ${amount} nanotons for ${plan.priceMinor} ${draft.currency} minor units: implausible exchange rate or price`,
+      );
+      throw new AppError(
+        'UPSTREAM_UNAVAILABLE',
+        `no plausible TON amount for this price in ${draft.currency} now; try another currency or later`,
+      );
+    }
     const comment = `inv-${randomBytes(6).toString('hex')}`;
     const link = `ton://transfer/${address}?amount=${amount}&text=${encodeURIComponent(comment)}`;
     return {
@@ -59,8 +85,16 @@ export class TonProvider extends PaymentProvider {
     };
   }
 
+  /** The wallet's latest incoming payments, as seen at most TON_TRANSACTIONS_CACHE_MS ago. */
   async recentTransactions(): Promise<ProviderTransaction[]> {
     const wallet = this.wallet();
+    return [...(await this.recent.get(() => this.fetchTransactions(wallet)))];
+  }
+
+  private async fetchTransactions(wallet: {
+    text: string;
+    address: Address;
+  }): Promise<ProviderTransaction[]> {
     const url =
       `${this.settings.tonApiUrl}/api/v3/transactions?account=${encodeURIComponent(wallet.text)}` +
       `&limit=${TON_RECENT_LIMIT}&sort=desc`;
@@ -85,9 +119,12 @@ export class TonProvider extends PaymentProvider {
     });
   }
 
+  /** Wallets and people retype comments: it matches trimmed and in any case (ours is lower-case). */
   pays(tx: ProviderTransaction, invoice: InvoiceRecord): boolean {
     return (
-      invoice.comment !== null && tx.memo === invoice.comment && tx.amount >= BigInt(invoice.amount)
+      invoice.comment !== null &&
+      normalComment(tx.memo) === normalComment(invoice.comment) &&
+      tx.amount >= BigInt(invoice.amount)
     );
   }
 
@@ -126,6 +163,10 @@ export function incomingPayment(raw: unknown, wallet: Address): ProviderTransact
   const comment = asRecord(asRecord(inMsg.message_content)?.decoded)?.comment;
   if (typeof comment !== 'string' || comment === '') return null;
   return { ref: hash, amount: BigInt(value), memo: comment, currency: null };
+}
+
+function normalComment(comment: string): string {
+  return comment.trim().toLowerCase();
 }
 
 function sameAddress(text: unknown, wallet: Address): boolean {

@@ -52,12 +52,35 @@ export class UserResponse {
   created_at: string;
 }
 
-/** The contract's user shape. `defaultLimitBytes` applies when the user has no override. */
+/** What a user's traffic limit falls back to when it has no override of its own. */
+export interface TrafficLimits {
+  /** The default limit: the stored setting, else TRAFFIC_LIMIT_DEFAULT_BYTES. */
+  defaultBytes: bigint;
+  /** The limit of the plan named by the user's `plan_name`; null when no plan row has that name. */
+  planBytes: bigint | null;
+}
+
+/**
+ * The limit that applies to the user now: the admin's per-user override, else the limit of the
+ * plan of a running subscription, else the default. The trial has no plan row, so the default.
+ */
+export function trafficLimitOf(user: User, limits: TrafficLimits, now = new Date()): bigint {
+  if (user.trafficLimitBytes !== null) return BigInt(user.trafficLimitBytes);
+  const running = user.subscriptionExpiresAt !== null && user.subscriptionExpiresAt > now;
+  if (running && user.planName !== null && limits.planBytes !== null) return limits.planBytes;
+  return limits.defaultBytes;
+}
+
+/**
+ * The contract's user shape. `limits` as a bare bigint is the default alone, for callers that do
+ * not know the user's plan; such a view misses a plan's limit, so prefer `TrafficLimits`.
+ */
 export function toUserResponse(
   user: User,
-  defaultLimitBytes: bigint,
+  limits: bigint | TrafficLimits,
   now = new Date(),
 ): UserResponse {
+  const fallback = typeof limits === 'bigint' ? { defaultBytes: limits, planBytes: null } : limits;
   const expiresAt = user.subscriptionExpiresAt;
   return {
     id: user.id,
@@ -72,7 +95,7 @@ export function toUserResponse(
         ? { plan_name: user.planName, expires_at: expiresAt.toISOString(), active: expiresAt > now }
         : null,
     traffic: {
-      limit_bytes: Number(user.trafficLimitBytes ?? defaultLimitBytes),
+      limit_bytes: Number(trafficLimitOf(user, fallback, now)),
       used_bytes: Number(user.trafficUsedBytes),
     },
     created_at: user.createdAt.toISOString(),
