@@ -1,11 +1,21 @@
 /**
- * Request and response shapes of the routes a front end calls, written by hand from
- * /work/shared/api-contract.md. Every route type lives in this one file so that it can be swapped
- * for aliases of the types `openapi-typescript` generates from `GET /api/v1/docs-json`; the names
- * follow the contract's shapes so that swap does not reach the callers.
+ * Request and response shapes of the routes a front end calls. Every route type lives in this one
+ * file; the names follow /work/shared/api-contract.md so that client/src/index.ts and its callers
+ * do not depend on how the service names its classes.
  *
- * Where the contract leaves a field out, the type leaves it out too rather than guess it.
+ * Where the service serves a route, its shapes are aliases of the types `openapi-typescript`
+ * generates from the service's own OpenAPI document (`GET /api/v1/docs-json`, committed as
+ * client/openapi.json, types in ./schema.d.ts). Regenerate both with `npm run client:types`;
+ * `npm run client:types:check` and test/openapi.e2e-spec.ts fail when they fall behind the service.
+ * Only the routes the service does not serve yet, and the shapes its document has no schema for,
+ * are written by hand below, each in a marked section.
  */
+import type { components, paths } from './schema.js';
+
+type Schemas = components['schemas'];
+
+// ---------------------------------------------------------------------------------------------
+// Scalars: the document types these as plain strings; the names say what a string holds.
 
 /** A UUID string: the id of a user, invoice, node, ticket, round, withdrawal or session. */
 export type Uuid = string;
@@ -22,11 +32,8 @@ export type Money = string;
 /** An ISO 4217 upper-case code (`USD`, `EUR`, `RUB`), or `TON` for on-chain amounts. */
 export type CurrencyCode = string;
 
-/** A staff role; an ordinary account has `role: null`. */
-export type Role = 'owner' | 'moderator' | 'partner' | 'support';
-
 // ---------------------------------------------------------------------------------------------
-// Errors and lists
+// Errors: the document has no schema for the error body; hand-written from the contract.
 
 export interface FieldProblem {
   field: string;
@@ -76,188 +83,145 @@ export type ErrorCode =
   | 'UPSTREAM_UNAVAILABLE'
   | 'INTERNAL';
 
-/** One page of a paged list (`/invoices`, `/tickets`, withdrawals). */
+// ---------------------------------------------------------------------------------------------
+// Lists
+
+/**
+ * One page of a paged list. The document names each page type on its own (`InvoicePage`,
+ * `TicketPage` below); this generic form serves the lists it does not have yet (withdrawals), and
+ * the checks at the end of the file hold it equal to the generated pages.
+ */
 export interface Page<T> {
   items: T[];
   next_cursor: string | null;
 }
 
 /** `limit` is 1 to 100 (default 50); `cursor` is a previous page's `next_cursor`. */
-export interface PageQuery {
-  limit?: number;
-  cursor?: string;
-}
+export type PageQuery = NonNullable<paths['/api/v1/invoices']['get']['parameters']['query']>;
 
 // ---------------------------------------------------------------------------------------------
 // Public
 
 /** `GET /config`. */
-export interface Config {
-  bot_username: string | null;
-  grafana_url: string | null;
-}
+export type Config = Schemas['ConfigResponse'];
 
-/** `GET /plans`: an active plan. */
-export interface Plan {
-  name: string;
-  duration_days: number;
-  traffic_limit_bytes: number;
-  /** Price per currency, e.g. `{ USD: "499" }`. */
-  prices: Record<CurrencyCode, Money>;
-}
+/** `GET /plans`: an active plan; `prices` per currency, e.g. `{ USD: "499" }`. */
+export type Plan = Schemas['PlanResponse'];
 
 // ---------------------------------------------------------------------------------------------
 // Users
 
-export interface Subscription {
-  plan_name: string;
-  expires_at: IsoDateTime;
-  active: boolean;
-}
+export type Subscription = Schemas['SubscriptionView'];
 
-export interface Traffic {
-  limit_bytes: number;
-  used_bytes: number;
-}
+export type Traffic = Schemas['TrafficView'];
 
 /** `GET /users/me`, and the `user` of every login answer. */
-export interface User {
-  id: Uuid;
-  role: Role | null;
-  username: string | null;
-  /** A Telegram id; fits in 53 bits. */
-  tg_id: number | null;
-  can_manage_nodes: boolean;
-  partner_code: string | null;
-  /** A percentage with up to 2 decimals (`12.5`). */
-  commission_percent: number | null;
-  subscription: Subscription | null;
-  traffic: Traffic;
-  created_at: IsoDateTime;
-}
+export type User = Schemas['UserResponse'];
 
-/** `POST /users/me/partner`. */
-export interface AttachPartnerRequest {
-  partner_code: string;
-}
+/** A staff role; an ordinary account has `role: null`. */
+export type Role = NonNullable<User['role']>;
 
 // ---------------------------------------------------------------------------------------------
 // Auth
 
 /** `POST /auth/seed`: the seed is shown this once; only its hash is stored. */
-export interface SeedAccountResponse {
-  seed: string;
-  access_token: string;
-  user: User;
-}
+export type SeedAccountResponse = Schemas['SeedCreatedResponse'];
 
 /** `POST /auth/seed/login`. */
-export interface SeedLoginRequest {
-  seed: string;
-}
+export type SeedLoginRequest = Schemas['SeedLoginRequest'];
 
-export interface SeedLoginResponse {
-  access_token: string;
-  user: User;
-}
+export type SeedLoginResponse = Schemas['SeedLoginResponse'];
 
 /** `POST /auth/telegram`: the Telegram login widget's fields, passed on unchanged. */
-export interface TelegramLoginRequest {
-  id: number;
-  first_name: string;
-  last_name?: string;
-  username?: string;
-  photo_url?: string;
-  auth_date: number;
-  hash: string;
-}
+export type TelegramLoginRequest = Schemas['TelegramLoginRequest'];
 
 /** The answer of the cookie-only logins: telegram, exchange, refresh and admin login. */
-export interface SessionResponse {
-  user: User;
-}
+export type SessionResponse = Schemas['UserEnvelope'];
 
 /** `POST /auth/admin/login`. */
-export interface AdminLoginRequest {
-  username: string;
-  password: string;
-}
+export type AdminLoginRequest = Schemas['AdminLoginRequest'];
 
 /** `POST /auth/exchange`. */
-export interface ExchangeRequest {
-  bootstrap_token: string;
-}
+export type ExchangeRequest = Schemas['ExchangeRequest'];
 
 /** `POST /auth/bot/login-codes`: lives 10 minutes. */
-export interface LoginCode {
-  code: string;
-  poll_secret: string;
-  /** `https://t.me/<bot_username>?start=login_<code>` */
-  deep_link: string;
-  expires_at: IsoDateTime;
-}
+export type LoginCode = Schemas['LoginCodeResponse'];
 
 /** `POST /auth/bot/login-codes/{code}/poll`. */
-export interface LoginCodePollRequest {
-  poll_secret: string;
-}
+export type LoginCodePollRequest = Schemas['PollLoginCodeRequest'];
 
-/** The `bootstrap_token` is given once; exchange it with `POST /auth/exchange`. */
-export type LoginCodePollResponse =
-  { status: 'pending' } | { status: 'confirmed'; bootstrap_token: string } | { status: 'expired' };
+/** `bootstrap_token` comes once, with `confirmed`; exchange it with `POST /auth/exchange`. */
+export type LoginCodePollResponse = Schemas['PollLoginCodeResponse'];
 
 // ---------------------------------------------------------------------------------------------
 // Billing
 
-export type PaymentProvider = 'ton' | 'telegram';
-
-export type InvoiceStatus = 'pending' | 'paid' | 'expired';
-
 /** `POST /invoices`. */
-export interface CreateInvoiceRequest {
-  plan_name: string;
-  currency: CurrencyCode;
-  provider: PaymentProvider;
-}
+export type CreateInvoiceRequest = Schemas['CreateInvoiceRequest'];
 
-export interface TonPayment {
-  address: string;
-  amount_nano: Money;
-  comment: string;
-  /** `ton://transfer/<address>?amount=<nano>&text=<comment>` */
-  link: string;
-}
+export type TonPayment = Schemas['TonPaymentView'];
 
-export interface TelegramPayment {
-  invoice_link: string;
-}
+export type TelegramPayment = Schemas['TelegramPaymentView'];
 
-interface InvoiceFields {
-  id: Uuid;
-  user_id: Uuid;
-  plan_name: string;
-  /** The currency asked for; for `ton` the `amount` is still in nanotons. */
-  currency: CurrencyCode;
-  /** In the provider's own unit: nanotons for `ton`, minor units of `currency` for `telegram`. */
-  amount: Money;
-  status: InvoiceStatus;
-  created_at: IsoDateTime;
-  paid_at: IsoDateTime | null;
-}
+/**
+ * An invoice. `provider` tells which `payment` it carries (`TonPayment` for `ton`), and `amount` is
+ * in the provider's own unit: nanotons for `ton`, minor units of `currency` for `telegram`.
+ */
+export type Invoice = Schemas['InvoiceResponse'];
 
-/** An invoice; `provider` tells which `payment` it carries. */
-export type Invoice =
-  | (InvoiceFields & { provider: 'ton'; payment: TonPayment })
-  | (InvoiceFields & { provider: 'telegram'; payment: TelegramPayment });
+export type PaymentProvider = Invoice['provider'];
+
+export type InvoiceStatus = Invoice['status'];
+
+/** `GET /invoices`. */
+export type InvoicePage = Schemas['InvoicePageResponse'];
 
 /** `POST /invoices/{id}/confirm` when the payment is found. */
-export interface ConfirmInvoiceResponse {
-  invoice: Invoice;
-  subscription: Subscription;
-}
+export type ConfirmInvoiceResponse = Schemas['ConfirmationResponse'];
 
 // ---------------------------------------------------------------------------------------------
-// Nodes
+// Tickets
+
+export type Ticket = Schemas['TicketResponse'];
+
+export type TicketStatus = Ticket['status'];
+
+export type TicketMessage = Schemas['TicketMessageResponse'];
+
+/** `GET /tickets`. */
+export type TicketPage = Schemas['TicketPageResponse'];
+
+/** `POST /tickets`: `subject` 1–200 characters, `message` 1–4000. */
+export type CreateTicketRequest = Schemas['CreateTicketRequest'];
+
+/** `POST /tickets` and `GET /tickets/{id}`. */
+export type TicketThread = Schemas['TicketThreadResponse'];
+
+/** `POST /tickets/{id}/messages`: `body` 1–4000 characters. */
+export type PostTicketMessageRequest = Schemas['PostTicketMessageRequest'];
+
+// ---------------------------------------------------------------------------------------------
+// Game
+
+/** `POST /game/rounds`: `board` is 10 rows × 10 columns of `0..colors-1`, row 0 at the top. */
+export type GameRound = Schemas['RoundStartedResponse'];
+
+/** `POST /game/rounds/{id}/score`: the raw clicks, `[row, col]` each, at most 500. */
+export type SubmitScoreRequest = Schemas['ScoreRequest'];
+
+export type ScoreResult = Schemas['ScoreResponse'];
+
+/** `GET /game/leaderboard`: top 20. */
+export type LeaderboardEntry = Schemas['LeaderboardEntry'];
+
+// ---------------------------------------------------------------------------------------------
+// Not served yet: hand-written from the contract. Replace each with an alias of the generated
+// schema once its route is in the service's document.
+
+/** `POST /users/me/partner`. */
+export interface AttachPartnerRequest {
+  partner_code: string;
+}
 
 /** `GET /nodes/routing`: one online, provisioned node. */
 export interface RoutingEntry {
@@ -273,76 +237,6 @@ export interface RoutingEntry {
   /** One-time: the proxy accepts it once. */
   session_token: string;
 }
-
-// ---------------------------------------------------------------------------------------------
-// Tickets
-
-export type TicketStatus = 'open' | 'closed';
-
-/** The contract names only these fields of a ticket. */
-export interface Ticket {
-  id: Uuid;
-  subject: string;
-  status: TicketStatus;
-}
-
-export interface TicketMessage {
-  id: Uuid;
-  ticket_id: Uuid;
-  author_id: Uuid;
-  author_role: 'user' | 'staff';
-  body: string;
-  created_at: IsoDateTime;
-}
-
-/** `POST /tickets`: `subject` 1–200 characters, `message` 1–4000. */
-export interface CreateTicketRequest {
-  subject: string;
-  message: string;
-}
-
-/** `POST /tickets` and `GET /tickets/{id}`. */
-export interface TicketThread {
-  ticket: Ticket;
-  messages: TicketMessage[];
-}
-
-/** `POST /tickets/{id}/messages`: `body` 1–4000 characters. */
-export interface PostTicketMessageRequest {
-  body: string;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Game
-
-/** `POST /game/rounds`: `board` is 10 rows × 10 columns of `0..colors-1`, row 0 at the top. */
-export interface GameRound {
-  round_id: Uuid;
-  board: number[][];
-  colors: number;
-  expires_at: IsoDateTime;
-}
-
-/** `POST /game/rounds/{id}/score`: the raw clicks, `[row, col]` each, at most 500. */
-export interface SubmitScoreRequest {
-  clicks: [number, number][];
-}
-
-/** The contract names `cleared` and `remaining` without their type; read here as tile counts. */
-export interface ScoreResult {
-  score: number;
-  cleared: number;
-  remaining: number;
-}
-
-/** `GET /game/leaderboard`: top 20. */
-export interface LeaderboardEntry {
-  user_id: Uuid;
-  best_score: number;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Partners
 
 export interface PartnerBalance {
   currency: CurrencyCode;
@@ -382,3 +276,59 @@ export interface WithdrawalRequest {
   currency: CurrencyCode;
   destination: string;
 }
+
+// ---------------------------------------------------------------------------------------------
+// Compile-time checks: the build fails when a route of the document stops answering (or taking)
+// the type client/src/index.ts uses for it, e.g. after the service renames a response class.
+
+type Exact<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+type Holds<T extends true> = T;
+type Operation<P extends keyof paths, M extends keyof paths[P]> = NonNullable<paths[P][M]>;
+/** The JSON answer of `M P` at `status`. */
+type Answer<P extends keyof paths, M extends keyof paths[P], S extends number> =
+  Operation<P, M> extends { responses: { [K in S]: { content: { 'application/json': infer T } } } }
+    ? T
+    : never;
+/** The JSON body `M P` takes. */
+type Body<P extends keyof paths, M extends keyof paths[P]> =
+  Operation<P, M> extends { requestBody: { content: { 'application/json': infer T } } } ? T : never;
+
+type _RouteChecks = [
+  Holds<Exact<Page<Invoice>, InvoicePage>>,
+  Holds<Exact<Page<Ticket>, TicketPage>>,
+  Holds<Exact<PageQuery, NonNullable<paths['/api/v1/tickets']['get']['parameters']['query']>>>,
+  Holds<Exact<Answer<'/api/v1/config', 'get', 200>, Config>>,
+  Holds<Exact<Answer<'/api/v1/plans', 'get', 200>, Plan[]>>,
+  Holds<Exact<Answer<'/api/v1/auth/seed', 'post', 201>, SeedAccountResponse>>,
+  Holds<Exact<Body<'/api/v1/auth/seed/login', 'post'>, SeedLoginRequest>>,
+  Holds<Exact<Answer<'/api/v1/auth/seed/login', 'post', 200>, SeedLoginResponse>>,
+  Holds<Exact<Body<'/api/v1/auth/telegram', 'post'>, TelegramLoginRequest>>,
+  Holds<Exact<Answer<'/api/v1/auth/telegram', 'post', 200>, SessionResponse>>,
+  Holds<Exact<Body<'/api/v1/auth/admin/login', 'post'>, AdminLoginRequest>>,
+  Holds<Exact<Answer<'/api/v1/auth/admin/login', 'post', 200>, SessionResponse>>,
+  Holds<Exact<Body<'/api/v1/auth/exchange', 'post'>, ExchangeRequest>>,
+  Holds<Exact<Answer<'/api/v1/auth/exchange', 'post', 200>, SessionResponse>>,
+  Holds<Exact<Answer<'/api/v1/auth/refresh', 'post', 200>, SessionResponse>>,
+  Holds<Exact<Answer<'/api/v1/auth/bot/login-codes', 'post', 201>, LoginCode>>,
+  Holds<Exact<Body<'/api/v1/auth/bot/login-codes/{code}/poll', 'post'>, LoginCodePollRequest>>,
+  Holds<
+    Exact<Answer<'/api/v1/auth/bot/login-codes/{code}/poll', 'post', 200>, LoginCodePollResponse>
+  >,
+  Holds<Exact<Answer<'/api/v1/users/me', 'get', 200>, User>>,
+  Holds<Exact<Answer<'/api/v1/users/me/trial', 'post', 200>, Subscription>>,
+  Holds<Exact<Body<'/api/v1/invoices', 'post'>, CreateInvoiceRequest>>,
+  Holds<Exact<Answer<'/api/v1/invoices', 'post', 201>, Invoice>>,
+  Holds<Exact<Answer<'/api/v1/invoices', 'get', 200>, InvoicePage>>,
+  Holds<Exact<Answer<'/api/v1/invoices/{id}', 'get', 200>, Invoice>>,
+  Holds<Exact<Answer<'/api/v1/invoices/{id}/confirm', 'post', 200>, ConfirmInvoiceResponse>>,
+  Holds<Exact<Body<'/api/v1/tickets', 'post'>, CreateTicketRequest>>,
+  Holds<Exact<Answer<'/api/v1/tickets', 'post', 201>, TicketThread>>,
+  Holds<Exact<Answer<'/api/v1/tickets', 'get', 200>, TicketPage>>,
+  Holds<Exact<Answer<'/api/v1/tickets/{id}', 'get', 200>, TicketThread>>,
+  Holds<Exact<Body<'/api/v1/tickets/{id}/messages', 'post'>, PostTicketMessageRequest>>,
+  Holds<Exact<Answer<'/api/v1/tickets/{id}/messages', 'post', 201>, TicketMessage>>,
+  Holds<Exact<Answer<'/api/v1/game/rounds', 'post', 201>, GameRound>>,
+  Holds<Exact<Body<'/api/v1/game/rounds/{id}/score', 'post'>, SubmitScoreRequest>>,
+  Holds<Exact<Answer<'/api/v1/game/rounds/{id}/score', 'post', 200>, ScoreResult>>,
+  Holds<Exact<Answer<'/api/v1/game/leaderboard', 'get', 200>, LeaderboardEntry[]>>,
+];

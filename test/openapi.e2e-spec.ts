@@ -1,0 +1,309 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { OPENAPI_FILE, SCHEMA_FILE } from '../scripts/openapi';
+import { startTestApp, type TestApp } from './harness/app';
+
+/** The parts of an OpenAPI 3.0 document these checks read. */
+interface Schema {
+  $ref?: string;
+  type?: string;
+  format?: string;
+  nullable?: boolean;
+  enum?: unknown[];
+  properties?: Record<string, Schema>;
+  required?: string[];
+  items?: Schema;
+  allOf?: Schema[];
+  oneOf?: Schema[];
+  additionalProperties?: Schema | boolean;
+}
+interface Operation {
+  parameters?: { name: string; in: string }[];
+  requestBody?: { content: Record<string, { schema: Schema }> };
+  responses: Record<string, { content?: Record<string, { schema: Schema }> }>;
+}
+interface Document {
+  paths: Record<string, Record<string, Operation>>;
+  components: { schemas: Record<string, Schema> };
+}
+
+/** Every route of the contract's tables (section 2) with its success status. */
+const CONTRACT_ROUTES: readonly (readonly [string, string, number])[] = [
+  ['GET', '/config', 200],
+  ['GET', '/health', 200],
+  ['GET', '/plans', 200],
+  ['POST', '/auth/seed', 201],
+  ['POST', '/auth/seed/login', 200],
+  ['POST', '/auth/telegram', 200],
+  ['POST', '/auth/bot/login-codes', 201],
+  ['POST', '/auth/bot/login-codes/{code}/poll', 200],
+  ['POST', '/auth/exchange', 200],
+  ['POST', '/auth/refresh', 200],
+  ['POST', '/auth/logout', 204],
+  ['POST', '/auth/admin/login', 200],
+  ['GET', '/users/me', 200],
+  ['POST', '/users/me/trial', 200],
+  ['GET', '/admin/users', 200],
+  ['GET', '/admin/users/{id}', 200],
+  ['POST', '/admin/moderators', 201],
+  ['POST', '/admin/partners', 201],
+  ['POST', '/admin/support', 201],
+  ['PATCH', '/admin/users/{id}/node-access', 200],
+  ['PATCH', '/admin/users/{id}/traffic-limit', 200],
+  ['PATCH', '/admin/settings/traffic-limit', 200],
+  ['PUT', '/admin/plans/{name}', 200],
+  ['POST', '/invoices', 201],
+  ['GET', '/invoices', 200],
+  ['GET', '/invoices/{id}', 200],
+  ['POST', '/invoices/{id}/confirm', 200],
+  ['GET', '/admin/invoices', 200],
+  ['POST', '/users/me/partner', 200],
+  ['GET', '/partners/me/earnings', 200],
+  ['GET', '/partners/me/withdrawals', 200],
+  ['POST', '/partners/me/withdrawals', 201],
+  ['GET', '/admin/withdrawals', 200],
+  ['POST', '/admin/withdrawals/{id}/approve', 200],
+  ['POST', '/admin/withdrawals/{id}/reject', 200],
+  ['POST', '/admin/withdrawals/{id}/paid', 200],
+  ['GET', '/admin/nodes', 200],
+  ['POST', '/admin/nodes', 201],
+  ['GET', '/admin/nodes/{id}', 200],
+  ['PATCH', '/admin/nodes/{id}', 200],
+  ['DELETE', '/admin/nodes/{id}', 204],
+  ['POST', '/admin/nodes/{id}/provision', 202],
+  ['POST', '/admin/nodes/{id}/restart', 202],
+  ['GET', '/nodes/routing', 200],
+  ['POST', '/internal/validate', 200],
+  ['POST', '/internal/traffic', 200],
+  ['GET', '/internal/limits', 200],
+  ['POST', '/tickets', 201],
+  ['GET', '/tickets', 200],
+  ['GET', '/tickets/{id}', 200],
+  ['POST', '/tickets/{id}/messages', 201],
+  ['GET', '/admin/tickets', 200],
+  ['GET', '/admin/tickets/{id}', 200],
+  ['POST', '/admin/tickets/{id}/messages', 201],
+  ['POST', '/admin/tickets/{id}/close', 200],
+  ['POST', '/game/rounds', 201],
+  ['POST', '/game/rounds/{id}/score', 200],
+  ['GET', '/game/leaderboard', 200],
+  ['POST', '/bot/webhook', 200],
+];
+
+/** Documented routes the contract's tables have no row for; section 0 names the audit list. */
+const BEYOND_THE_TABLES = ['GET /admin/audit'];
+
+/** The contract's features the service does not serve yet: partners, nodes, proxy, bot webhook. */
+const NOT_YET =
+  /^\/(?:partners\/|users\/me\/partner$|admin\/withdrawals|admin\/nodes|nodes\/|internal\/|bot\/)/;
+
+/** Contract routes the service must serve by now: accounts, users, billing, tickets, game. */
+const SERVED_NOW = CONTRACT_ROUTES.filter(([, path]) => !NOT_YET.test(path));
+
+const key = (method: string, path: string) => `${method.toUpperCase()} ${path}`;
+
+describe('the OpenAPI document and the client types', () => {
+  let t: TestApp;
+  let served: Document;
+  beforeAll(async () => {
+    t = await startTestApp();
+    const answer = await t.http().get('/api/v1/docs-json').expect(200);
+    served = answer.body as Document;
+  });
+  afterAll(() => t.close());
+
+  const routes = () => {
+    const found = new Map<string, Operation>();
+    for (const [path, item] of Object.entries(served.paths)) {
+      for (const [method, operation] of Object.entries(item)) {
+        found.set(key(method, path.replace(/^\/api\/v1/, '')), operation);
+      }
+    }
+    return found;
+  };
+
+  /** `schema` with its `$ref` (or a lone `allOf` wrapping one, as nullable refs are written) followed. */
+  const resolve = (schema: Schema): Schema => {
+    const ref = schema.$ref ?? (schema.allOf?.length === 1 ? schema.allOf[0].$ref : undefined);
+    if (ref === undefined) return schema;
+    const name = ref.replace('#/components/schemas/', '');
+    const target = served.components.schemas[name];
+    if (!target) throw new Error(`${ref} is not in components.schemas`);
+    const resolved = resolve(target);
+    return { ...resolved, nullable: schema.nullable ?? resolved.nullable };
+  };
+
+  const answerOf = (method: string, path: string, status: number): Schema => {
+    const operation = routes().get(key(method, path));
+    const schema = operation?.responses[String(status)]?.content?.['application/json']?.schema;
+    if (!schema) throw new Error(`${key(method, path)} documents no JSON answer at ${status}`);
+    return resolve(schema);
+  };
+
+  const fieldsOf = (schema: Schema) => Object.keys(schema.properties ?? {}).sort();
+  const field = (schema: Schema, name: string) => resolve(schema.properties?.[name] ?? {});
+
+  it('equals the committed client/openapi.json', () => {
+    // A difference means the service's routes or shapes changed: `npm run client:types`, then
+    // commit client/openapi.json and client/src/schema.d.ts with the change.
+    const committed = JSON.parse(readFileSync(OPENAPI_FILE, 'utf8')) as unknown;
+    expect(served).toEqual(committed);
+  });
+
+  it('client/src/schema.d.ts is openapi-typescript’s output for it', () => {
+    // Its CLI in a process of its own: the tool is ES modules, which jest's runtime cannot load.
+    const dir = mkdtempSync(join(tmpdir(), 'openapi-types-'));
+    const cli = join(dirname(require.resolve('openapi-typescript/package.json')), 'bin', 'cli.js');
+    try {
+      execFileSync(process.execPath, [cli, OPENAPI_FILE, '-o', join(dir, 'schema.d.ts')], {
+        stdio: 'pipe',
+      });
+      expect(readFileSync(SCHEMA_FILE, 'utf8')).toBe(
+        readFileSync(join(dir, 'schema.d.ts'), 'utf8'),
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('documents the contract routes served by now, with their success status', () => {
+    const documented = routes();
+    const missing = SERVED_NOW.filter(([method, path]) => !documented.has(key(method, path)));
+    expect(missing).toEqual([]);
+    for (const [method, path, status] of CONTRACT_ROUTES) {
+      const operation = documented.get(key(method, path));
+      if (operation)
+        expect([key(method, path), Object.keys(operation.responses)]).toEqual([
+          key(method, path),
+          expect.arrayContaining([String(status)]),
+        ]);
+    }
+  });
+
+  it('documents no route beyond the contract', () => {
+    const contract = new Set([...CONTRACT_ROUTES.map(([m, p]) => key(m, p)), ...BEYOND_THE_TABLES]);
+    expect([...routes().keys()].filter((route) => !contract.has(route))).toEqual([]);
+  });
+
+  it('the user has the contract’s fields, all required', () => {
+    const user = answerOf('GET', '/users/me', 200);
+    const names = [
+      'can_manage_nodes',
+      'commission_percent',
+      'created_at',
+      'id',
+      'partner_code',
+      'role',
+      'subscription',
+      'tg_id',
+      'traffic',
+      'username',
+    ];
+    expect(fieldsOf(user)).toEqual(names);
+    expect([...(user.required ?? [])].sort()).toEqual(names);
+    expect(field(user, 'tg_id')).toMatchObject({ type: 'number', nullable: true });
+    expect(field(user, 'commission_percent')).toMatchObject({ type: 'number', nullable: true });
+    expect(field(user, 'role')).toMatchObject({ nullable: true });
+    expect([...(field(user, 'role').enum ?? [])].sort()).toEqual([
+      'moderator',
+      'owner',
+      'partner',
+      'support',
+    ]);
+    const subscription = field(user, 'subscription');
+    expect(subscription.nullable).toBe(true);
+    expect(fieldsOf(subscription)).toEqual(['active', 'expires_at', 'plan_name']);
+    expect(fieldsOf(field(user, 'traffic'))).toEqual(['limit_bytes', 'used_bytes']);
+    expect(field(field(user, 'traffic'), 'limit_bytes').type).toBe('number');
+  });
+
+  it('login answers carry the user, and the seed answer the seed once', () => {
+    const seed = answerOf('POST', '/auth/seed', 201);
+    expect(fieldsOf(seed)).toEqual(['access_token', 'seed', 'user']);
+    expect(fieldsOf(answerOf('POST', '/auth/seed/login', 200))).toEqual(['access_token', 'user']);
+    for (const path of ['/auth/telegram', '/auth/exchange', '/auth/refresh', '/auth/admin/login']) {
+      expect([path, fieldsOf(answerOf('POST', path, 200))]).toEqual([path, ['user']]);
+    }
+    const code = answerOf('POST', '/auth/bot/login-codes', 201);
+    expect(fieldsOf(code)).toEqual(['code', 'deep_link', 'expires_at', 'poll_secret']);
+  });
+
+  it('money is a string of digits and plans and invoices have the contract’s fields', () => {
+    const plans = answerOf('GET', '/plans', 200);
+    expect(plans.type).toBe('array');
+    const plan = resolve(plans.items ?? {});
+    expect(fieldsOf(plan)).toEqual(['duration_days', 'name', 'prices', 'traffic_limit_bytes']);
+    expect(field(plan, 'prices').additionalProperties).toMatchObject({ type: 'string' });
+
+    const invoice = answerOf('POST', '/invoices', 201);
+    expect(fieldsOf(invoice)).toEqual(
+      [
+        'amount',
+        'created_at',
+        'currency',
+        'id',
+        'paid_at',
+        'payment',
+        'plan_name',
+        'provider',
+        'status',
+        'user_id',
+      ].sort(),
+    );
+    expect(field(invoice, 'amount').type).toBe('string');
+    expect(field(invoice, 'status').enum).toEqual(['pending', 'paid', 'expired']);
+    const payments = (field(invoice, 'payment').oneOf ?? []).map(resolve).map(fieldsOf);
+    expect(payments).toEqual([['address', 'amount_nano', 'comment', 'link'], ['invoice_link']]);
+    expect(fieldsOf(answerOf('POST', '/invoices/{id}/confirm', 200))).toEqual([
+      'invoice',
+      'subscription',
+    ]);
+  });
+
+  it('paged lists answer {items, next_cursor} and take limit and cursor', () => {
+    for (const path of ['/invoices', '/tickets', '/admin/users', '/admin/tickets']) {
+      const page = answerOf('GET', path, 200);
+      expect([path, fieldsOf(page)]).toEqual([path, ['items', 'next_cursor']]);
+      const query = (routes().get(key('GET', path))?.parameters ?? [])
+        .filter((parameter) => parameter.in === 'query')
+        .map((parameter) => parameter.name);
+      expect([path, query]).toEqual([path, expect.arrayContaining(['limit', 'cursor'])]);
+    }
+  });
+
+  it('tickets, messages and the game have the contract’s fields', () => {
+    const thread = answerOf('POST', '/tickets', 201);
+    expect(fieldsOf(thread)).toEqual(['messages', 'ticket']);
+    expect(fieldsOf(field(thread, 'ticket'))).toEqual(
+      expect.arrayContaining(['id', 'status', 'subject']),
+    );
+    expect(fieldsOf(answerOf('POST', '/tickets/{id}/messages', 201))).toEqual(
+      ['author_id', 'author_role', 'body', 'created_at', 'id', 'ticket_id'].sort(),
+    );
+    expect(fieldsOf(answerOf('POST', '/game/rounds', 201))).toEqual(
+      ['board', 'colors', 'expires_at', 'round_id'].sort(),
+    );
+    expect(fieldsOf(answerOf('POST', '/game/rounds/{id}/score', 200))).toEqual(
+      ['cleared', 'remaining', 'score'].sort(),
+    );
+    const leaderboard = answerOf('GET', '/game/leaderboard', 200);
+    expect(leaderboard.type).toBe('array');
+    expect(fieldsOf(resolve(leaderboard.items ?? {}))).toEqual(['best_score', 'user_id']);
+    expect(fieldsOf(answerOf('GET', '/config', 200))).toEqual(['bot_username', 'grafana_url']);
+  });
+
+  it('every field and query parameter is snake_case', () => {
+    const fields = Object.entries(served.components.schemas).flatMap(([name, schema]) =>
+      Object.keys(schema.properties ?? {}).map((property) => `${name}.${property}`),
+    );
+    const queries = [...routes()].flatMap(([route, operation]) =>
+      (operation.parameters ?? []).map((parameter) => `${route} ${parameter.in}:${parameter.name}`),
+    );
+    expect(fields.length).toBeGreaterThan(50);
+    expect([...fields, ...queries].filter((name) => !/[.:][a-z][a-z0-9_]*$/.test(name))).toEqual(
+      [],
+    );
+  });
+});
