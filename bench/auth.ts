@@ -6,56 +6,31 @@
 import { execFile } from 'node:child_process';
 import { createSecretKey } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
-import { mkdtempSync, chmodSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type autocannon from 'autocannon';
 import jwt from 'jsonwebtoken';
 import { Pool } from 'pg';
-import { DataSource } from 'typeorm';
-import { createApp } from '../src/app.factory';
 import { AuthService } from '../src/auth/auth.service';
-import { loadSettings } from '../src/config/settings';
-import { dataSourceOptions } from '../src/database/data-source';
-import { startEmbeddedPostgres } from '../src/database/embedded-postgres';
+import { startStandaloneApp } from '../scripts/lib/standalone-app';
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 /** `silent` compares like with like (the baseline logs nothing); `info` shows the cost of a log line per request. */
 const LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? 'silent';
-const SECRET = 'bench-jwt-secret-0123456789abcdefghijkl';
 
 async function main(): Promise<void> {
-  const dir = mkdtempSync(join(tmpdir(), 'bench-auth-'));
-  chmodSync(dir, 0o755);
-  const pg = await startEmbeddedPostgres({
-    dir,
-    persistent: false,
-    flags: ['-c', 'max_connections=200'],
+  const standalone = await startStandaloneApp({
+    logLevel: LOG_LEVEL,
+    postgresFlags: ['-c', 'max_connections=200'],
   });
   try {
-    const migrate = new DataSource(dataSourceOptions(pg.url));
-    await migrate.initialize();
-    await migrate.runMigrations();
-    await migrate.destroy();
-
-    const settings = loadSettings({
-      NODE_ENV: 'production',
-      DATABASE_URL: pg.url,
-      LOG_LEVEL: LOG_LEVEL,
-      JWT_ACCESS_SECRET: SECRET,
-      INTERNAL_SECRET: 'bench-internal-secret-0123456789abcdefgh',
-      PROXY_TOKEN_SECRET: 'bench-proxy-token-secret-0123456789abcd',
-      DATA_ENCRYPTION_KEY: 'bench-data-encryption-key-0123456789abc',
-      SEED_PEPPER: 'bench-seed-pepper-0123456789abcdefghijk',
-    });
-    const app = await createApp({ settings, databaseUrl: pg.url, schedule: false });
+    const { app } = standalone;
     await app.listen(0, '127.0.0.1');
     const { session } = await app.get(AuthService).createSeedAccount();
     const cookie = `access_token=${session.accessToken}`;
 
-    const bare = await startBareServer(pg.url);
+    const bare = await startBareServer(standalone.databaseUrl, standalone.settings.jwtAccessSecret);
     const serviceUrl = `${await app.getUrl()}/api/v1/users/me`;
     const baselineUrl = `http://127.0.0.1:${(bare.address() as { port: number }).port}/api/v1/users/me`;
     // Alternate the two servers over several rounds and keep each one's median round, so a noisy
@@ -82,9 +57,8 @@ async function main(): Promise<void> {
       ].join('\n'),
     );
     await new Promise((resolve) => bare.close(resolve));
-    await app.close();
   } finally {
-    await pg.stop();
+    await standalone.close();
   }
 }
 
@@ -137,9 +111,9 @@ function autocannonProcess(
 }
 
 /** The same work without the framework: verify the JWT, check the session, read the user. */
-function startBareServer(databaseUrl: string): Promise<Server> {
+function startBareServer(databaseUrl: string, jwtSecret: string): Promise<Server> {
   const pool = new Pool({ connectionString: databaseUrl, max: 20 });
-  const key = createSecretKey(Buffer.from(SECRET, 'utf8'));
+  const key = createSecretKey(Buffer.from(jwtSecret, 'utf8'));
   const server = createServer((req, res) => {
     void (async () => {
       const token = /(?:^|;\s*)access_token=([^;]+)/.exec(req.headers.cookie ?? '')?.[1];

@@ -17,6 +17,7 @@ import {
   ROWS,
   SameGame,
 } from '../src/game/samegame';
+import { playedPath } from '../test/harness/samegame-paths';
 
 const BOARDS = Number(process.argv[2] ?? 200);
 const ROUNDS = Number(process.argv[3] ?? 10);
@@ -70,35 +71,6 @@ function seeded(seed: number): () => number {
   };
 }
 
-/** Clicks real groups while any is left, like a player would, then random (mostly idle) clicks. */
-function playedPath(board: Board, pick: (n: number) => number): Click[] {
-  const game = new SameGame(board);
-  const clicks: Click[] = [];
-  while (clicks.length < MAX_CLICKS) {
-    const cells = game.toCells();
-    const options: Click[] = [];
-    for (let r = 0; r < ROWS; r++) {
-      for (let c = 0; c < COLS; c++) {
-        const color = cells[r][c];
-        if (color === null) continue;
-        if (
-          cells[r - 1]?.[c] === color ||
-          cells[r + 1]?.[c] === color ||
-          cells[r][c - 1] === color ||
-          cells[r][c + 1] === color
-        ) {
-          options.push([r, c]);
-        }
-      }
-    }
-    const click: Click =
-      options.length > 0 ? options[pick(options.length)] : [pick(ROWS), pick(COLS)];
-    game.click(click[0], click[1]);
-    clicks.push(click);
-  }
-  return clicks;
-}
-
 function measure(
   games: readonly { board: Board; clicks: Click[] }[],
   run: (board: Board, clicks: readonly Click[]) => ReplayResult,
@@ -128,7 +100,7 @@ function main(): void {
   const pick = (n: number): number => Math.floor(random() * n);
   const games = Array.from({ length: BOARDS }, () => {
     const board = generateBoard(bytes);
-    return { board, clicks: playedPath(board, pick) };
+    return { board, clicks: playedPath(board, MAX_CLICKS, pick) };
   });
 
   // A benchmark of a wrong engine is worthless: both must score every path alike.

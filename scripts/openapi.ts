@@ -8,14 +8,10 @@
  *
  * The app boots on a throw-away embedded PostgreSQL with dummy secrets; nothing is served.
  */
-import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { DataSource } from 'typeorm';
-import { buildOpenApiDocument, createApp } from '../src/app.factory';
-import { loadSettings } from '../src/config/settings';
-import { dataSourceOptions } from '../src/database/data-source';
-import { startEmbeddedPostgres } from '../src/database/embedded-postgres';
+import { buildOpenApiDocument } from '../src/app.factory';
+import { startStandaloneApp } from './lib/standalone-app';
 
 const ROOT = join(__dirname, '..');
 export const OPENAPI_FILE = join(ROOT, 'client', 'openapi.json');
@@ -36,38 +32,13 @@ async function schemaText(documentJson: string): Promise<string> {
 
 /** Boots the app on a throw-away database and builds its document, as the docs route does. */
 async function generateDocument(): Promise<unknown> {
-  const dir = mkdtempSync(join(tmpdir(), 'openapi-'));
-  chmodSync(dir, 0o755);
-  const pg = await startEmbeddedPostgres({ dir, persistent: false, flags: ['-c', 'fsync=off'] });
+  const standalone = await startStandaloneApp({ postgresFlags: ['-c', 'fsync=off'] });
   try {
-    const migrate = new DataSource(dataSourceOptions(pg.url));
-    await migrate.initialize();
-    await migrate.runMigrations();
-    await migrate.destroy();
-
-    // Fixed dummy secrets: the document depends on none of them, and nothing here is reachable.
-    const settings = loadSettings({
-      NODE_ENV: 'production',
-      DATA_DIR: dir,
-      DATABASE_URL: pg.url,
-      LOG_LEVEL: 'silent',
-      JWT_ACCESS_SECRET: 'openapi-jwt-access-secret-0123456789abcdef',
-      INTERNAL_SECRET: 'openapi-internal-secret-0123456789abcdefgh',
-      PROXY_TOKEN_SECRET: 'openapi-proxy-token-secret-0123456789abcde',
-      DATA_ENCRYPTION_KEY: 'openapi-data-encryption-key-0123456789abcd',
-      SEED_PEPPER: 'openapi-seed-pepper-0123456789abcdefghijklm',
-    });
-    const app = await createApp({ settings, databaseUrl: pg.url, schedule: false });
-    try {
-      await app.init();
-      // A JSON round trip drops what JSON cannot carry (undefined), as the served document does.
-      return JSON.parse(JSON.stringify(buildOpenApiDocument(app))) as unknown;
-    } finally {
-      await app.close();
-    }
+    await standalone.app.init();
+    // A JSON round trip drops what JSON cannot carry (undefined), as the served document does.
+    return JSON.parse(JSON.stringify(buildOpenApiDocument(standalone.app))) as unknown;
   } finally {
-    await pg.stop();
-    rmSync(dir, { recursive: true, force: true });
+    await standalone.close();
   }
 }
 

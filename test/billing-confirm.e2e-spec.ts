@@ -1,16 +1,14 @@
 import { Address } from '@ton/core';
+import { startBillingWorld, WALLET, type BillingWorld } from './fakes/billing';
 import { BillingService } from '../src/billing/billing.service';
 import { ReconciliationService } from '../src/billing/reconciliation.service';
 import { User } from '../src/users/entities/user.entity';
 import { UsersService } from '../src/users/users.service';
-import { startTestApp, type TestApp } from './harness/app';
+import type { TestApp } from './harness/app';
 import { newUser, type TestUser } from './harness/factories';
 import { controlClock, type ControlledClock } from './fakes/clock';
-import { startFakeBotApi, type FakeBotApi } from './fakes/telegram-bot-api';
-import { startFakeTonapi, type FakeTonapi } from './fakes/tonapi';
-import { startFakeToncenter, tonTransaction, type FakeToncenter } from './fakes/toncenter';
+import { tonTransaction, type FakeToncenter } from './fakes/toncenter';
 
-const WALLET = new Address(0, Buffer.alloc(32, 7));
 const OTHER_WALLET = new Address(0, Buffer.alloc(32, 9));
 const DAY = 86_400_000;
 const GIB = 1024 ** 3;
@@ -27,9 +25,8 @@ interface Invoice {
 
 describe('billing: confirmation, rewards, reconciliation', () => {
   let t: TestApp;
-  let tonapi: FakeTonapi;
   let toncenter: FakeToncenter;
-  let botApi: FakeBotApi;
+  let world: BillingWorld;
   let owner: TestUser;
   let clock: ControlledClock;
 
@@ -113,19 +110,11 @@ describe('billing: confirmation, rewards, reconciliation', () => {
   const reconcile = () => t.app.get(ReconciliationService).reconcile();
 
   beforeAll(async () => {
-    tonapi = await startFakeTonapi({ USD: '2.5', RUB: '250.37' });
-    toncenter = await startFakeToncenter();
-    botApi = await startFakeBotApi();
-    t = await startTestApp({
-      TON_RATES_URL: tonapi.url,
-      TON_API_URL: toncenter.url,
-      TELEGRAM_API_ROOT: botApi.url,
-      BOT_TOKEN: '123456:TEST-billing-bot-token',
-      TELEGRAM_PAYMENT_PROVIDER_TOKEN: '284685063:TEST:provider-token',
-      TON_WALLET_ADDRESS: WALLET.toString(),
-      TON_API_KEY: 'toncenter-test-key',
-      REFERRAL_REWARD_DAYS: '7',
-    });
+    world = await startBillingWorld(
+      { USD: '2.5', RUB: '250.37' },
+      { TON_API_KEY: 'toncenter-test-key', REFERRAL_REWARD_DAYS: '7' },
+    );
+    ({ t, toncenter } = world);
     clock = controlClock(t);
     owner = await newUser(t, 'owner');
     for (const [name, days] of [
@@ -145,10 +134,7 @@ describe('billing: confirmation, rewards, reconciliation', () => {
         .expect(200);
     }
   });
-  afterAll(async () => {
-    await t.close();
-    await Promise.all([tonapi.close(), toncenter.close(), botApi.close()]);
-  });
+  afterAll(() => world.close());
 
   describe('TON', () => {
     it('no transaction yet: 409 PAYMENT_NOT_FOUND; toncenter asked for our wallet with the key', async () => {

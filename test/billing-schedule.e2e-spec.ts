@@ -1,45 +1,25 @@
 import { SchedulerRegistry } from '@nestjs/schedule';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { Address } from '@ton/core';
 import { DataSource } from 'typeorm';
-import { createApp } from '../src/app.factory';
 import { RECONCILE_INTERVAL } from '../src/billing/billing.constants';
-import { loadSettings } from '../src/config/settings';
-import { TEST_SECRETS } from './harness/app';
-import { createTestDatabase, type TestDatabase } from './harness/database';
-import { startFakeToncenter, tonTransaction, type FakeToncenter } from './fakes/toncenter';
-
-const WALLET = new Address(0, Buffer.alloc(32, 7));
+import { startBillingWorld, WALLET, type BillingWorld } from './fakes/billing';
+import { tonTransaction, type FakeToncenter } from './fakes/toncenter';
 
 /**
  * The app as `main.ts` builds it, with scheduled jobs on (the other billing tests call
  * `reconcile()` by hand). Its own file: two apps in one process would share passport's strategies.
  */
 describe('billing: scheduled reconciliation', () => {
-  let toncenter: FakeToncenter;
-  let database: TestDatabase;
+  let world: BillingWorld;
   let app: NestExpressApplication;
+  let toncenter: FakeToncenter;
 
   beforeAll(async () => {
-    toncenter = await startFakeToncenter();
-    database = await createTestDatabase();
-    const settings = loadSettings({
-      NODE_ENV: 'test',
-      DATA_DIR: '/nonexistent-test-data-dir',
-      LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
-      ...TEST_SECRETS,
-      TON_API_URL: toncenter.url,
-      TON_WALLET_ADDRESS: WALLET.toString(),
-      RECONCILE_INTERVAL_S: '1',
-    });
-    app = await createApp({ settings, databaseUrl: database.url, schedule: true });
-    await app.init();
+    world = await startBillingWorld({}, { RECONCILE_INTERVAL_S: '1' }, { schedule: true });
+    ({ app } = world.t);
+    ({ toncenter } = world);
   });
-  afterAll(async () => {
-    await app.close();
-    await database.drop();
-    await toncenter.close();
-  });
+  afterAll(() => world.close());
 
   it('runs every RECONCILE_INTERVAL_S and credits a paid invoice', async () => {
     expect(app.get(SchedulerRegistry).doesExist('interval', RECONCILE_INTERVAL)).toBe(true);

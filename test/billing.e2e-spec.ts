@@ -1,13 +1,14 @@
-import { Address } from '@ton/core';
-import { startTestApp, type TestApp } from './harness/app';
+import type { TestApp } from './harness/app';
 import { newUser, type TestUser } from './harness/factories';
-import { startFakeBotApi, type FakeBotApi } from './fakes/telegram-bot-api';
-import { startFakeTonapi, type FakeTonapi } from './fakes/tonapi';
-import { startFakeToncenter, type FakeToncenter } from './fakes/toncenter';
-
-const BOT_TOKEN = '123456:TEST-billing-bot-token';
-const PROVIDER_TOKEN = '284685063:TEST:provider-token';
-const WALLET = new Address(0, Buffer.alloc(32, 7));
+import {
+  BOT_TOKEN,
+  PROVIDER_TOKEN,
+  startBillingWorld,
+  WALLET,
+  type BillingWorld,
+} from './fakes/billing';
+import type { FakeBotApi } from './fakes/telegram-bot-api';
+import type { FakeTonapi } from './fakes/tonapi';
 
 /** ⌈price / 10^digits / rate × 1e9 × 1.02⌉ with the rate given as decimal text, in bigints. */
 function expectedNano(priceMinor: number, rate: string, digits = 2): string {
@@ -24,8 +25,8 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 describe('billing: plans, invoices, trial', () => {
   let t: TestApp;
   let tonapi: FakeTonapi;
-  let toncenter: FakeToncenter;
   let botApi: FakeBotApi;
+  let world: BillingWorld;
   let owner: TestUser;
 
   const countInvoices = async (userId?: string): Promise<number> => {
@@ -44,24 +45,11 @@ describe('billing: plans, invoices, trial', () => {
 
   beforeAll(async () => {
     // CHF's rate is a glitch: a ten-billionth of a franc per TON.
-    tonapi = await startFakeTonapi({
-      USD: '2.5',
-      RUB: '250.37',
-      EUR: '1.02',
-      GBP: '2.01',
-      CHF: '0.0000000001',
-    });
-    toncenter = await startFakeToncenter();
-    botApi = await startFakeBotApi();
-    t = await startTestApp({
-      TON_RATES_URL: tonapi.url,
-      TON_API_URL: toncenter.url,
-      TELEGRAM_API_ROOT: botApi.url,
-      BOT_TOKEN,
-      TELEGRAM_PAYMENT_PROVIDER_TOKEN: PROVIDER_TOKEN,
-      TON_WALLET_ADDRESS: WALLET.toString(),
-      RATE_CACHE_S: '1',
-    });
+    world = await startBillingWorld(
+      { USD: '2.5', RUB: '250.37', EUR: '1.02', GBP: '2.01', CHF: '0.0000000001' },
+      { RATE_CACHE_S: '1' },
+    );
+    ({ t, tonapi, botApi } = world);
     owner = await newUser(t, 'owner');
     const monthly = {
       duration_days: 30,
@@ -71,10 +59,7 @@ describe('billing: plans, invoices, trial', () => {
     };
     await putPlan('monthly', monthly).expect(200);
   });
-  afterAll(async () => {
-    await t.close();
-    await Promise.all([tonapi.close(), toncenter.close(), botApi.close()]);
-  });
+  afterAll(() => world.close());
 
   describe('plans', () => {
     it('staff upsert a plan, replacing its prices; GET /plans lists active ones', async () => {

@@ -1,3 +1,4 @@
+import { NODE_ACCESS_ROLES } from '../common/auth/role.guards';
 import { Injectable } from '@nestjs/common';
 import { AUDIT_ACTIONS, AuditService, parseCursor } from '../audit/audit.service';
 import { DEFAULT_PAGE_LIMIT } from '../common/pagination';
@@ -115,10 +116,10 @@ export class AdminService {
     await this.users.withNoUser(() =>
       this.admin.transaction(async (manager) => {
         const user = await this.admin.lockUser(manager, targetId);
-        if (value && user.role !== 'owner' && user.role !== 'moderator') {
+        if (value && (user.role === null || !NODE_ACCESS_ROLES.includes(user.role))) {
           throw new AppError(
             'CONFLICT',
-            'node access can only be given to staff accounts (owner, moderator)',
+            `node access can only be given to staff accounts (${NODE_ACCESS_ROLES.join(', ')})`,
           );
         }
         if (user.canManageNodes === value) return;

@@ -1,3 +1,4 @@
+import { isUUID } from 'class-validator';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
@@ -185,14 +186,25 @@ export class BillingRepository {
   }
 
   /** A provider's invoices that a payment may still confirm, oldest first. */
-  payableInvoices(provider: InvoiceProvider, lateDays: number): Promise<InvoiceRecord[]> {
+  /**
+   * The unpaid invoices that transactions with these memos could pay: a TON invoice by its comment
+   * (generated lower-case, so memos are compared trimmed and lower-cased, through the comment's
+   * index), a Telegram invoice by its id. Expired ones count for `lateDays`.
+   */
+  payableInvoices(
+    provider: InvoiceProvider,
+    lateDays: number,
+    memos: readonly string[],
+  ): Promise<InvoiceRecord[]> {
+    const keys = memos.map((memo) => memo.trim().toLowerCase());
     return sqlRows<InvoiceRecord>(
       this.dataSource,
       `SELECT ${INVOICE} FROM invoices i
        WHERE i.provider = $1 AND i.status <> 'paid'
          AND (i.status = 'pending' OR i.created_at > now() - make_interval(days => $2))
+         AND (i.comment = ANY($3::text[]) OR i.id = ANY($4::uuid[]))
        ORDER BY i.created_at, i.id`,
-      [provider, lateDays],
+      [provider, lateDays, keys, keys.filter((key) => isUUID(key))],
     );
   }
 

@@ -92,7 +92,14 @@ export class ReconciliationService implements OnModuleInit, OnModuleDestroy {
         continue;
       }
       if (transactions.length === 0) continue;
-      for (const invoice of await this.billing.payableInvoices(provider.kind, LATE_PAYMENT_DAYS)) {
+      // Only the invoices these transactions could pay, not every unpaid one.
+      const memos = transactions.map((tx) => tx.memo);
+      const candidates = await this.billing.payableInvoices(
+        provider.kind,
+        LATE_PAYMENT_DAYS,
+        memos,
+      );
+      for (const invoice of candidates) {
         const payment = await provider.findPayment(invoice, { transactions });
         if (!payment) continue;
         try {

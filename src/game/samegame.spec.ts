@@ -13,6 +13,7 @@ import {
   SameGame,
   validateClicks,
 } from './samegame';
+import { playedPath } from '../../test/harness/samegame-paths';
 
 const SIZE = ROWS * COLS;
 
@@ -90,8 +91,8 @@ function referencePlay(board: Board, clicks: readonly Click[]): { score: number;
   return { score, grid };
 }
 
-/** Cells that a click would clear: a tile with a neighbour of its own colour. */
-function clickable(cells: Cell[][]): Click[] {
+/** Cells that a click would clear, by a plain scan of the rows: the oracle of `SameGame.clickable`. */
+function clickableByScan(cells: Cell[][]): Click[] {
   const out: Click[] = [];
   for (let row = 0; row < ROWS; row++) {
     for (let col = 0; col < COLS; col++) {
@@ -108,20 +109,6 @@ function clickable(cells: Cell[][]): Click[] {
     }
   }
   return out;
-}
-
-/** A path that clears real groups while any is left (choice by `pick`), then random clicks. */
-function playedPath(board: Board, length: number, pick: (n: number) => number): Click[] {
-  const game = new SameGame(board);
-  const clicks: Click[] = [];
-  while (clicks.length < length) {
-    const options = clickable(game.toCells());
-    const click: Click =
-      options.length > 0 ? options[pick(options.length)] : [pick(ROWS), pick(COLS)];
-    game.click(click[0], click[1]);
-    clicks.push(click);
-  }
-  return clicks;
 }
 
 /** A small seeded PRNG (mulberry32), so the timing test replays the same paths on every run. */
@@ -394,6 +381,21 @@ describe('replay properties', () => {
         return [board, playedPath(board, picks.length, (n) => picks[next++ % picks.length] % n)];
       }),
   );
+
+  it('lists as clickable exactly the cells a plain scan of the board finds, after every click', () => {
+    const sorted = (cells: Click[]) => [...cells].sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+    fc.assert(
+      fc.property(gameArb, ([board, clicks]) => {
+        const game = new SameGame(board);
+        expect(sorted(game.clickable())).toEqual(clickableByScan(game.toCells()));
+        for (const [row, col] of clicks) {
+          game.click(row, col);
+          expect(sorted(game.clickable())).toEqual(clickableByScan(game.toCells()));
+        }
+      }),
+      { numRuns: 200 },
+    );
+  });
 
   it('agrees with a plain reference implementation of the rules', () => {
     fc.assert(

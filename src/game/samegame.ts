@@ -217,6 +217,25 @@ export class SameGame {
     return { score: this.points, cleared: SIZE - this.tiles, remaining: this.tiles };
   }
 
+  /** The cells a click would clear: tiles with an orthogonal neighbour of their own colour. */
+  clickable(): Click[] {
+    const cells = this.cells;
+    const out: Click[] = [];
+    for (let col = 0; col < this.width; col++) {
+      for (let row = 0; row < ROWS; row++) {
+        const tile = cells[col * ROWS + row];
+        if (tile === EMPTY) continue;
+        const same =
+          (row > 0 && cells[col * ROWS + row - 1] === tile) ||
+          (row < ROWS - 1 && cells[col * ROWS + row + 1] === tile) ||
+          (col > 0 && cells[(col - 1) * ROWS + row] === tile) ||
+          (col < COLS - 1 && cells[(col + 1) * ROWS + row] === tile);
+        if (same) out.push([row, col]);
+      }
+    }
+    return out;
+  }
+
   /** The board as it stands, `board[row][col]`, with `null` for removed tiles. */
   toCells(): Cell[][] {
     const out: Cell[][] = [];

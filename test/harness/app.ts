@@ -28,9 +28,13 @@ export interface TestApp {
 
 /**
  * Boots the real application on a database of its own, listening on a loopback port.
- * `env` overrides the test defaults, exactly as environment variables would.
+ * `env` overrides the test defaults, exactly as environment variables would; scheduled jobs are off
+ * unless `options.schedule` (tests run them by hand).
  */
-export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+export async function startTestApp(
+  env: Record<string, string> = {},
+  options: { schedule?: boolean } = {},
+): Promise<TestApp> {
   const database = await createTestDatabase();
   const settings = loadSettings({
     NODE_ENV: 'test',
@@ -41,7 +45,11 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     ...TEST_SECRETS,
     ...env,
   });
-  const app = await createApp({ settings, databaseUrl: database.url, schedule: false });
+  const app = await createApp({
+    settings,
+    databaseUrl: database.url,
+    schedule: options.schedule ?? false,
+  });
   await app.listen(0, '127.0.0.1');
   const { port } = app.getHttpServer().address() as AddressInfo;
   return {

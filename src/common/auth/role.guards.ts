@@ -42,11 +42,14 @@ export class SupportStaffGuard extends CallerGuard {
   }
 }
 
-/** owner, or staff (a moderator) granted `can_manage_nodes`; the flag means nothing on other roles. */
+/** The roles `can_manage_nodes` means something on (the contract's staff); owners always pass. */
+export const NODE_ACCESS_ROLES: readonly Role[] = ['owner', 'moderator'];
+
+/** owner, or staff granted `can_manage_nodes`; the flag means nothing on other roles. */
 @Injectable()
 export class NodeManageGuard extends CallerGuard {
   protected allows(user: AuthUser): boolean {
-    return hasRole(user, ['owner']) || (hasRole(user, ['moderator']) && user.canManageNodes);
+    return hasRole(user, ['owner']) || (hasRole(user, NODE_ACCESS_ROLES) && user.canManageNodes);
   }
 }
 

@@ -71,16 +71,8 @@ export function trafficLimitOf(user: User, limits: TrafficLimits, now = new Date
   return limits.defaultBytes;
 }
 
-/**
- * The contract's user shape. `limits` as a bare bigint is the default alone, for callers that do
- * not know the user's plan; such a view misses a plan's limit, so prefer `TrafficLimits`.
- */
-export function toUserResponse(
-  user: User,
-  limits: bigint | TrafficLimits,
-  now = new Date(),
-): UserResponse {
-  const fallback = typeof limits === 'bigint' ? { defaultBytes: limits, planBytes: null } : limits;
+/** The contract's user shape, with the traffic limit that applies to the user (`trafficLimitOf`). */
+export function toUserResponse(user: User, limits: TrafficLimits, now = new Date()): UserResponse {
   const expiresAt = user.subscriptionExpiresAt;
   return {
     id: user.id,
@@ -95,7 +87,7 @@ export function toUserResponse(
         ? { plan_name: user.planName, expires_at: expiresAt.toISOString(), active: expiresAt > now }
         : null,
     traffic: {
-      limit_bytes: Number(trafficLimitOf(user, fallback, now)),
+      limit_bytes: Number(trafficLimitOf(user, limits, now)),
       used_bytes: Number(user.trafficUsedBytes),
     },
     created_at: user.createdAt.toISOString(),
