@@ -1,165 +1,108 @@
 /**
- * `npm run bench:auth`: GET /api/v1/users/me with a cookie session, requests per second and p99
- * latency, on the real service and on a bare node:http + pg server doing the same queries, in the
- * same run against the same embedded PostgreSQL. Loopback only; stops by itself.
+ * `npm run bench:auth`: GET /api/v1/users/me signed in (cookie, or Bearer with BENCH_AUTH=bearer)
+ * on the built service run as an operator runs it, beside the reference server
+ * `bench/reference/baseline-b.mjs`, alternating rounds on the same PostgreSQL. Prints requests
+ * per second, p99, CPU per request of each server and of PostgreSQL, the ratio, and the
+ * service's peak resident memory. BENCH_STATEMENTS=1 adds PostgreSQL's statement statistics.
  */
-import { execFile } from 'node:child_process';
-import { createSecretKey } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
-import { join } from 'node:path';
-import type autocannon from 'autocannon';
-import jwt from 'jsonwebtoken';
-import { Pool } from 'pg';
-import { AuthService } from '../src/auth/auth.service';
-import { startStandaloneApp } from '../scripts/lib/standalone-app';
+import { readFileSync } from 'node:fs';
+import { startFixture } from './lib/fixture';
+import { type Figures, measureWithCpu, row, TABLE_HEAD, type Target } from './lib/cpu-load';
+import { BENCH, median } from './lib/load';
+import { loadAverage, peakRssMiB } from './lib/processes';
 
-const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 5);
-const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-/** `silent` compares like with like (the baseline logs nothing); `info` shows the cost of a log line per request. */
-const LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? 'silent';
+const DURATION_S = BENCH.durationS;
+const CONNECTIONS = BENCH.connections;
+const ROUNDS = BENCH.rounds;
+const BEARER = process.env.BENCH_AUTH === 'bearer';
+const STATEMENTS = process.env.BENCH_STATEMENTS === '1';
 
 async function main(): Promise<void> {
-  const standalone = await startStandaloneApp({
-    logLevel: LOG_LEVEL,
-    postgresFlags: ['-c', 'max_connections=200'],
-  });
+  const loadBefore = loadAverage();
+  const fixture = await startFixture({ statements: STATEMENTS });
   try {
-    const { app } = standalone;
-    await app.listen(0, '127.0.0.1');
-    const { session } = await app.get(AuthService).createSeedAccount();
-    const cookie = `access_token=${session.accessToken}`;
+    const accessToken = await signUp(fixture.service.url);
+    const service: Target = {
+      url: `${fixture.service.url}/users/me`,
+      headers: BEARER
+        ? { authorization: `Bearer ${accessToken}` }
+        : { cookie: `access_token=${accessToken}` },
+    };
+    const baseline: Target = { url: `${fixture.baseline.url}/users/me` };
+    const load = { seconds: DURATION_S, connections: CONNECTIONS };
+    const linesBefore = logLines(fixture.service.logFile);
 
-    const bare = await startBareServer(standalone.databaseUrl, standalone.settings.jwtAccessSecret);
-    const serviceUrl = `${await app.getUrl()}/api/v1/users/me`;
-    const baselineUrl = `http://127.0.0.1:${(bare.address() as { port: number }).port}/api/v1/users/me`;
-    // Alternate the two servers over several rounds and keep each one's median round, so a noisy
-    // moment of the machine does not land on one side only.
+    if (STATEMENTS) {
+      await fixture.sql('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
+      await fixture.sql('SELECT pg_stat_statements_reset()');
+    }
     const serviceRounds: Figures[] = [];
     const baselineRounds: Figures[] = [];
     for (let round = 0; round < ROUNDS; round++) {
-      serviceRounds.push(await measure(serviceUrl, cookie));
-      baselineRounds.push(await measure(baselineUrl, cookie));
+      const pids = { postmasterPid: fixture.postmasterPid };
+      serviceRounds.push(
+        await measureWithCpu(service, { ...load, ...pids, serverPid: fixture.service.pid }),
+      );
+      baselineRounds.push(
+        await measureWithCpu(baseline, { ...load, ...pids, serverPid: fixture.baseline.pid }),
+      );
     }
-    const service = median(serviceRounds);
-    const baseline = median(baselineRounds);
-    const ratio = service.rps / baseline.rps;
+    const serviceFigures = median(serviceRounds);
+    const baselineFigures = median(baselineRounds);
+    const logged = logLines(fixture.service.logFile) - linesBefore;
+    const answered = serviceRounds.reduce((sum, figures) => sum + figures.requests, 0);
+    const ratio = serviceFigures.rps / baselineFigures.rps;
+
     process.stdout.write(
       [
         '',
-        `GET /api/v1/users/me, cookie session, ${CONNECTIONS} connections, median of ${ROUNDS} alternating rounds of ${DURATION_S} s, loopback, service LOG_LEVEL=${LOG_LEVEL}`,
-        '| server | requests/s | p50 ms | p99 ms | errors |',
-        '|---|---|---|---|---|',
-        `| service (NestJS) | ${service.rps.toFixed(0)} | ${service.p50} | ${service.p99} | ${service.errors} |`,
-        `| baseline (node:http + pg) | ${baseline.rps.toFixed(0)} | ${baseline.p50} | ${baseline.p99} | ${baseline.errors} |`,
-        `service / baseline throughput: ${(ratio * 100).toFixed(0)}% (target: at least 50%)`,
+        `GET /api/v1/users/me (${BEARER ? 'Bearer' : 'cookie'}), ${CONNECTIONS} connections, median of ${ROUNDS} alternating rounds of ${DURATION_S} s (after 2 s warm-up each)`,
+        'service: node dist/main.js, NODE_ENV=production, default LOG_LEVEL; reference: bench/reference/baseline-b.mjs',
+        ...TABLE_HEAD,
+        row('service', serviceFigures),
+        row('reference (baseline B)', baselineFigures),
+        `service / reference throughput: ${ratio.toFixed(2)} × (target: at least 0.5 ×)`,
+        `service rounds (req/s): ${serviceRounds.map((f) => f.rps.toFixed(0)).join(', ')}; reference rounds: ${baselineRounds.map((f) => f.rps.toFixed(0)).join(', ')}`,
+        `service log lines written: ${logged} for ${answered} measured requests (plus warm-ups)`,
+        `service peak resident memory (VmHWM): ${peakRssMiB(fixture.service.pid).toFixed(0)} MiB`,
+        `load average before: ${loadBefore}; after: ${loadAverage()} (2 cores)`,
         '',
       ].join('\n'),
     );
-    await new Promise((resolve) => bare.close(resolve));
+    if (STATEMENTS) await printStatements(fixture.sql);
   } finally {
-    await standalone.close();
+    await fixture.close();
   }
 }
 
-/** The round with the median throughput. */
-function median(rounds: Figures[]): Figures {
-  return [...rounds].sort((a, b) => a.rps - b.rps)[Math.floor(rounds.length / 2)];
+/** A new anonymous account; its access token. */
+async function signUp(base: string): Promise<string> {
+  const response = await fetch(`${base}/auth/seed`, { method: 'POST' });
+  if (response.status !== 201) throw new Error(`POST /auth/seed answered ${response.status}`);
+  return ((await response.json()) as { access_token: string }).access_token;
 }
 
-interface Figures {
-  rps: number;
-  p50: number;
-  p99: number;
-  errors: number;
+function logLines(file: string): number {
+  return readFileSync(file, 'utf8').split('\n').length - 1;
 }
 
-/** Loads `url` from a separate process, so the load generator does not share the server's event loop. */
-async function measure(url: string, cookie: string): Promise<Figures> {
-  await autocannonProcess(url, cookie, 2); // warm-up: JIT and connection pools
-  const result = await autocannonProcess(url, cookie, DURATION_S);
-  return {
-    rps: result.requests.average,
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    errors: result.errors + result.non2xx,
-  };
+async function printStatements(
+  sql: (text: string) => Promise<Record<string, unknown>[]>,
+): Promise<void> {
+  const rows = await sql(
+    `SELECT calls, round(total_plan_time::numeric * 1000 / calls, 1) AS plan_us,
+            round(total_exec_time::numeric * 1000 / calls, 1) AS exec_us,
+            left(regexp_replace(query, '\\s+', ' ', 'g'), 110) AS query
+       FROM pg_stat_statements WHERE calls > 100 ORDER BY calls * (total_exec_time + total_plan_time) DESC LIMIT 8`,
+  );
+  process.stdout.write('PostgreSQL statements over the measured rounds (both servers):\n');
+  for (const r of rows) {
+    const each = `planned in ${String(r.plan_us)} µs, run in ${String(r.exec_us)} µs`;
+    process.stdout.write(`  ${String(r.calls)} calls, ${each}: ${String(r.query)}\n`);
+  }
 }
 
-function autocannonProcess(
-  url: string,
-  cookie: string,
-  seconds: number,
-): Promise<autocannon.Result> {
-  const bin = join(__dirname, '..', 'node_modules', '.bin', 'autocannon');
-  const args = [
-    '-j',
-    '-c',
-    String(CONNECTIONS),
-    '-d',
-    String(seconds),
-    '-H',
-    `cookie=${cookie}`,
-    url,
-  ];
-  return new Promise((resolve, reject) => {
-    execFile(bin, args, { maxBuffer: 16 * 1024 * 1024 }, (error, stdout) => {
-      if (error) reject(error);
-      else resolve(JSON.parse(stdout) as autocannon.Result);
-    });
-  });
-}
-
-/** The same work without the framework: verify the JWT, check the session, read the user. */
-function startBareServer(databaseUrl: string, jwtSecret: string): Promise<Server> {
-  const pool = new Pool({ connectionString: databaseUrl, max: 20 });
-  const key = createSecretKey(Buffer.from(jwtSecret, 'utf8'));
-  const server = createServer((req, res) => {
-    void (async () => {
-      const token = /(?:^|;\s*)access_token=([^;]+)/.exec(req.headers.cookie ?? '')?.[1];
-      let claims: { sub: string; sid: string };
-      try {
-        claims = jwt.verify(token ?? '', key, { algorithms: ['HS256'] }) as typeof claims;
-      } catch {
-        res.writeHead(401).end();
-        return;
-      }
-      const session = await pool.query(
-        `SELECT u.id FROM refresh_sessions s JOIN users u ON u.id = s.user_id
-          WHERE s.id = $1 AND s.user_id = $2 AND s.revoked_at IS NULL`,
-        [claims.sid, claims.sub],
-      );
-      if (session.rowCount === 0) {
-        res.writeHead(401).end();
-        return;
-      }
-      const { rows } = await pool.query(
-        `SELECT u.*, (SELECT s.value #>> '{}' FROM app_settings s WHERE s.key = 'traffic_limit_default_bytes') AS default_limit
-           FROM users u WHERE u.id = $1`,
-        [claims.sub],
-      );
-      const u = rows[0];
-      res.writeHead(200, { 'Content-Type': 'application/json' }).end(
-        JSON.stringify({
-          id: u.id,
-          role: u.role,
-          username: u.username,
-          tg_id: u.tg_id === null ? null : Number(u.tg_id),
-          can_manage_nodes: u.can_manage_nodes,
-          partner_code: u.partner_code,
-          commission_percent: u.commission_percent === null ? null : Number(u.commission_percent),
-          subscription: null,
-          traffic: {
-            limit_bytes: Number(u.traffic_limit_bytes ?? u.default_limit ?? 107374182400),
-            used_bytes: Number(u.traffic_used_bytes),
-          },
-          created_at: u.created_at.toISOString(),
-        }),
-      );
-    })().catch(() => res.writeHead(500).end());
-  });
-  server.on('close', () => void pool.end().catch(() => undefined));
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
-}
-
-void main();
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

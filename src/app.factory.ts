@@ -1,28 +1,46 @@
 import { type INestApplication, Logger as NestLogger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
+import { SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
 import cookieParser from 'cookie-parser';
-import express, { type ErrorRequestHandler } from 'express';
+import type express from 'express';
 import helmet from 'helmet';
 import { Logger } from 'nestjs-pino';
 import { AllExceptionsFilter } from './common/all-exceptions.filter';
-import { errorBody } from './common/error-body';
-import { rejectHostileInput } from './common/hostile-input';
+import { bodyParsing } from './common/body-parsing';
+import { requestIds } from './common/request-id';
+import { NoBodyInterceptor } from './common/no-body.interceptor';
+import { buildOpenApiDocument as buildDocument } from './common/openapi/document';
 import { createValidationPipe } from './common/validation';
 import { AppModule, type AppModuleOptions } from './app.module';
+import { HttpMetrics } from './metrics/http-metrics';
+import { Drain } from './system/drain';
+import { TimedExpressAdapter } from './system/http-server';
 
 export const API_PREFIX = 'api/v1';
 
+const DOCS_CSP =
+  "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; " +
+  "img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
+
 /** Builds the whole HTTP application; `main.ts` and the e2e tests both use it. */
 export async function createApp(options: AppModuleOptions): Promise<NestExpressApplication> {
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(options), {
-    bufferLogs: true,
-    bodyParser: false,
-  });
+  const app = await NestFactory.create<NestExpressApplication>(
+    AppModule.forRoot(options),
+    new TimedExpressAdapter(options.settings),
+    { bufferLogs: true, bodyParser: false },
+  );
   app.useLogger(app.get(Logger));
   const { settings } = options;
 
+  // First, so that every request has an id and a log line and is timed, including those refused
+  // before routing.
+  app.use(requestIds(settings.logLevel !== 'silent'));
+  app.use(app.get(HttpMetrics).middleware);
+  app.use(app.get(Drain).middleware);
+  // GET /internal/limits takes up to 1,000 user ids in its query (~37 KB of URL); Node's default
+  // cap on the request head is 16 KB.
+  (app.getHttpServer() as { maxHeaderSize?: number }).maxHeaderSize = 48 * 1024;
   app.set('trust proxy', settings.trustProxy);
   app.disable('x-powered-by');
   // Answers are per user (sessions, money): never cached by browsers or proxies, no ETag revalidation.
@@ -33,15 +51,7 @@ export async function createApp(options: AppModuleOptions): Promise<NestExpressA
   });
   app.use(helmet({ contentSecurityPolicy: false }));
   app.use(cookieParser());
-  app.use(
-    express.json({
-      limit: settings.bodyLimit,
-      strict: true,
-      type: ['application/json', 'application/*+json'],
-    }),
-  );
-  app.use(bodyParserErrors);
-  app.use(rejectHostileInput);
+  for (const handler of bodyParsing(settings)) app.use(handler);
   app.enableCors({
     origin: (origin, callback) =>
       callback(null, origin !== undefined && settings.corsOrigins.includes(origin)),
@@ -49,11 +59,22 @@ export async function createApp(options: AppModuleOptions): Promise<NestExpressA
   });
   app.setGlobalPrefix(API_PREFIX);
   app.useGlobalPipes(createValidationPipe());
+  app.useGlobalInterceptors(new NoBodyInterceptor());
   app.useGlobalFilters(new AllExceptionsFilter());
 
-  SwaggerModule.setup(`${API_PREFIX}/docs`, app, () => buildOpenApiDocument(app), {
-    jsonDocumentUrl: `${API_PREFIX}/docs-json`,
-  });
+  if (settings.docsEnabled) {
+    // The UI's own scripts and styles only: no inline script, nothing from elsewhere, not framed.
+    app.use(
+      `/${API_PREFIX}/docs`,
+      (_req: express.Request, res: express.Response, next: () => void) => {
+        res.setHeader('Content-Security-Policy', DOCS_CSP);
+        next();
+      },
+    );
+    SwaggerModule.setup(`${API_PREFIX}/docs`, app, () => buildOpenApiDocument(app), {
+      jsonDocumentUrl: `${API_PREFIX}/docs-json`,
+    });
+  }
 
   if (!settings.cookieSecure) {
     new NestLogger('Security').warn(
@@ -63,41 +84,7 @@ export async function createApp(options: AppModuleOptions): Promise<NestExpressA
   return app;
 }
 
+/** The document `GET /api/v1/docs-json` serves and `npm run client:types` commits. */
 export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
-  const config = new DocumentBuilder()
-    .setTitle('VPN subscription service')
-    .setDescription('Accounts, billing, nodes, partners, tickets, game and the proxy interface.')
-    .setVersion('1')
-    .addCookieAuth('access_token')
-    .addBearerAuth()
-    .addApiKey({ type: 'apiKey', in: 'header', name: 'X-Internal-Secret' }, 'internal')
-    .build();
-  return SwaggerModule.createDocument(app, config);
+  return buildDocument(app, API_PREFIX);
 }
-
-/** Malformed JSON is a 400 and an oversized body a 413, in the contract's body, never an HTML page. */
-const bodyParserErrors: ErrorRequestHandler = (
-  error: { type?: string; status?: number },
-  _req,
-  res,
-  next,
-) => {
-  if (!error || typeof error !== 'object' || !('type' in error)) return next(error);
-  const status =
-    typeof error.status === 'number' && error.status >= 400 && error.status < 500
-      ? error.status
-      : 400;
-  const code =
-    status === 413
-      ? 'PAYLOAD_TOO_LARGE'
-      : status === 415
-        ? 'UNSUPPORTED_MEDIA_TYPE'
-        : 'VALIDATION_FAILED';
-  const message =
-    error.type === 'entity.parse.failed'
-      ? 'request body is not valid JSON'
-      : status === 413
-        ? 'request body is too large'
-        : 'request body could not be read';
-  res.status(status).json(errorBody(status, code, message));
-};

@@ -1,11 +1,10 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { ScheduleModule } from '@nestjs/schedule';
-import { TypeOrmModule } from '@nestjs/typeorm';
 import { LoggerModule } from 'nestjs-pino';
 import { loggerOptions } from './common/logging';
 import { type Settings } from './config/settings';
 import { SettingsModule } from './config/settings.module';
-import { dataSourceOptions } from './database/data-source';
+import { DatabaseModule } from './database/database.module';
 import { SystemModule } from './system/system.module';
 import { AuthModule } from './auth/auth.module';
 import { UsersModule } from './users/users.module';
@@ -14,6 +13,12 @@ import { AdminModule } from './admin/admin.module';
 import { TicketsModule } from './tickets/tickets.module';
 import { GameModule } from './game/game.module';
 import { BillingModule } from './billing/billing.module';
+import { PartnersModule } from './partners/partners.module';
+import { NodesModule } from './nodes/nodes.module';
+import { InternalModule } from './internal/internal.module';
+import { BotModule } from './bot/bot.module';
+import { MetricsModule } from './metrics/metrics.module';
+import { SchedulerModule } from './scheduler/scheduler.module';
 
 export interface AppModuleOptions {
   settings: Settings;
@@ -32,10 +37,13 @@ export class AppModule {
       imports: [
         SettingsModule.forRoot(settings),
         LoggerModule.forRoot(loggerOptions(settings)),
-        TypeOrmModule.forRoot(
-          dataSourceOptions(databaseUrl, { migrationsRun: settings.migrationsRun }),
-        ),
+        DatabaseModule.forRoot(databaseUrl, {
+          migrationsRun: settings.migrationsRun,
+          statementTimeoutMs: settings.dbStatementTimeoutMs,
+        }),
         ...(schedule ? [ScheduleModule.forRoot()] : []),
+        MetricsModule,
+        SchedulerModule,
         SettingsStoreModule,
         SystemModule,
         UsersModule,
@@ -44,6 +52,10 @@ export class AppModule {
         TicketsModule,
         GameModule,
         BillingModule,
+        PartnersModule,
+        NodesModule,
+        InternalModule,
+        BotModule,
       ],
     };
   }

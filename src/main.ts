@@ -1,14 +1,18 @@
 import { Logger } from '@nestjs/common';
-import { createApp } from './app.factory';
+import type { Server } from 'node:http';
+import { join } from 'node:path';
+import { API_PREFIX, createApp } from './app.factory';
 import { runCreateOwner } from './auth/create-owner.command';
 import { runSeedDemo } from './billing/seed-demo.command';
 import { loadSettings, type Settings, SettingsError } from './config/settings';
-import { type EmbeddedDatabase, startEmbeddedPostgres } from './database/embedded-postgres';
-import { join } from 'node:path';
+import { startEmbeddedPostgres } from './database/embedded-postgres';
+import { runMigrationsLocked } from './database/migrate';
+import { MetricsServer } from './metrics/metrics-server';
+import { gracefulClose } from './system/shutdown';
 
 async function main(): Promise<void> {
   const settings = loadSettingsOrExit();
-  let database: EmbeddedDatabase | undefined;
+  let database: OpenDatabase | undefined;
   let app: Awaited<ReturnType<typeof createApp>> | undefined;
 
   let closing = false;
@@ -16,7 +20,7 @@ async function main(): Promise<void> {
     if (closing) return;
     closing = true;
     new Logger('Main').log(`${signal} received, shutting down`);
-    await app?.close().catch(() => undefined);
+    if (app) await gracefulClose(app, settings.shutdownGraceS * 1000).catch(() => undefined);
     await database?.stop().catch(() => undefined);
     process.exit(0);
   };
@@ -25,19 +29,26 @@ async function main(): Promise<void> {
 
   try {
     database = await openDatabase(settings);
+    if (settings.migrationsRun) {
+      const applied = await runMigrationsLocked(database.url);
+      if (applied.length > 0) new Logger('Migrations').log(`applied ${applied.join(', ')}`);
+    }
+    // Applied above under the lock: nothing after this point migrates again.
+    const ready: Settings = { ...settings, migrationsRun: false };
     const command = process.argv.includes('--create-owner')
       ? runCreateOwner
       : process.argv.includes('--seed-demo')
         ? runSeedDemo
         : null;
     if (command) {
-      const code = await command(settings, database.url);
+      const code = await command(ready, database.url);
       await database.stop();
       process.exit(code);
     }
-    app = await createApp({ settings, databaseUrl: database.url, schedule: true });
+    app = await createApp({ settings: ready, databaseUrl: database.url, schedule: true });
     await app.listen(settings.port, settings.host);
-    new Logger('Main').log(`listening on http://${settings.host}:${settings.port}/api/v1`);
+    await app.get(MetricsServer).start();
+    logBanner(settings, app.getHttpServer() as Server, database.description);
   } catch (error) {
     console.error('start-up failed:', error instanceof Error ? error.message : error);
     await app?.close().catch(() => undefined);
@@ -58,13 +69,45 @@ function loadSettingsOrExit(): Settings {
   }
 }
 
-async function openDatabase(settings: Settings): Promise<EmbeddedDatabase> {
-  if (settings.databaseUrl) return { url: settings.databaseUrl, stop: async () => undefined };
+interface OpenDatabase {
+  url: string;
+  /** For the banner: which database this is, without its password. */
+  description: string;
+  stop(): Promise<void>;
+}
+
+async function openDatabase(settings: Settings): Promise<OpenDatabase> {
+  if (settings.databaseUrl) {
+    const shown = new URL(settings.databaseUrl);
+    shown.password = '';
+    return { url: settings.databaseUrl, description: shown.toString(), stop: async () => {} };
+  }
   const dir = join(settings.dataDir, 'postgres');
   console.warn(
     `WARNING: DATABASE_URL is unset; using an embedded PostgreSQL in ${dir} (development only).`,
   );
-  return startEmbeddedPostgres({ dir, persistent: true });
+  const embedded = await startEmbeddedPostgres({ dir, persistent: true });
+  return {
+    url: embedded.url,
+    description: `embedded PostgreSQL, files in ${embedded.clusterDir}`,
+    stop: () => embedded.stop(),
+  };
+}
+
+/** What a person starting the service needs first: where it is, its docs, its database. */
+function logBanner(settings: Settings, server: Server, database: string): void {
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : settings.port;
+  const anyHost = ['0.0.0.0', '::', ''].includes(settings.host);
+  const base = `http://${anyHost ? 'localhost' : settings.host}:${port}/${API_PREFIX}`;
+  const logger = new Logger('Main');
+  logger.log(`listening on ${base} (${settings.host}:${port})`);
+  logger.log(`OpenAPI UI at ${base}/docs, document at ${base}/docs-json`);
+  logger.log(`database: ${database}`);
+  logger.log(
+    'first owner: npm run create-owner (node dist/main.js --create-owner), then sign in at ' +
+      `POST ${base}/auth/admin/login`,
+  );
 }
 
 void main();

@@ -1,4 +1,5 @@
 import { createHash, createHmac } from 'node:crypto';
+import { UsersService } from '../src/users/users.service';
 import { AuthService } from '../src/auth/auth.service';
 import { startTestApp, TRUSTED_ORIGIN, type TestApp } from './harness/app';
 import { newUser, parseSetCookies } from './harness/factories';
@@ -189,6 +190,36 @@ describe('accounts and sessions', () => {
     await t.http().get('/api/v1/users/me').set(u.bearer).expect(401);
   });
 
+  it('logout ends the whole sign-in: access tokens from before a refresh stop working too', async () => {
+    const u = await newUser(t, 'seed');
+    const other = await t.http().post('/api/v1/auth/seed/login').send({ seed: u.seed }).expect(200);
+    const refreshed = await t
+      .http()
+      .post('/api/v1/auth/refresh')
+      .set({ Cookie: u.cookie, Origin: TRUSTED_ORIGIN })
+      .expect(200);
+    const latest = cookieHeaderFrom(refreshed.headers['set-cookie']);
+    // The access token issued before the refresh still works until the sign-in ends.
+    await t.http().get('/api/v1/users/me').set(u.bearer).expect(200);
+
+    await t
+      .http()
+      .post('/api/v1/auth/logout')
+      .set({ Cookie: latest, Origin: TRUSTED_ORIGIN })
+      .expect(204);
+    await t.http().get('/api/v1/users/me').set(u.bearer).expect(401);
+    await t.http().get('/api/v1/users/me').set('Cookie', latest).expect(401);
+    const again = await t
+      .http()
+      .post('/api/v1/auth/refresh')
+      .set({ Cookie: latest, Origin: TRUSTED_ORIGIN })
+      .expect(401);
+    expect(again.body.code).toBe('REFRESH_INVALID');
+    // Another sign-in of the same account is not this one: it keeps working.
+    const otherCookie = cookieHeaderFrom(other.headers['set-cookie']);
+    await t.http().get('/api/v1/users/me').set('Cookie', otherCookie).expect(200);
+  });
+
   it('staff login: argon2id, same answer for unknown user and wrong password, throttled', async () => {
     const mod = await newUser(t, 'moderator');
     const ok = await t
@@ -281,6 +312,31 @@ describe('accounts and sessions', () => {
         .set({ Cookie: u.cookie })
         .expect(403);
       expect(refresh.body.code).toBe('ORIGIN_REJECTED');
+      await t.http().get('/api/v1/users/me').set('Cookie', u.cookie).expect(200);
+    });
+
+    it('an Authorization header without a valid token neither skips the check nor falls back to the cookie', async () => {
+      const u = await newUser(t, 'seed');
+      for (const authorization of ['Bearer junk', 'Basic abc', 'Bearer ']) {
+        const foreign = await t
+          .http()
+          .post('/api/v1/auth/logout')
+          .set({ Cookie: u.cookie, Authorization: authorization, Origin: 'https://evil.example' })
+          .expect(403);
+        expect(foreign.body.code).toBe('ORIGIN_REJECTED');
+        const trusted = await t
+          .http()
+          .post('/api/v1/auth/logout')
+          .set({ Cookie: u.cookie, Authorization: authorization, Origin: TRUSTED_ORIGIN })
+          .expect(401);
+        expect(trusted.body.code).toBe('UNAUTHENTICATED');
+        await t
+          .http()
+          .get('/api/v1/users/me')
+          .set({ Cookie: u.cookie, Authorization: authorization })
+          .expect(401);
+      }
+      // Nothing was signed out.
       await t.http().get('/api/v1/users/me').set('Cookie', u.cookie).expect(200);
     });
 
@@ -384,10 +440,12 @@ describe('accounts and sessions', () => {
         .expect(404);
       expect(wrongSecret.body.code).toBe('NOT_FOUND');
 
-      const confirmed = await t.app
-        .get(AuthService)
-        .confirmLoginCode(code.body.code, { tgId: 777000111, username: 'desk_user' });
-      expect(confirmed).toBe(true);
+      // The bot's two steps: the account opens the link, then presses Confirm.
+      const account = await t.app.get(UsersService).telegramAccount(777000111, 'desk_user');
+      const auth = t.app.get(AuthService);
+      expect(await auth.openLoginCode(code.body.code, account.id)).not.toBeNull();
+      await poll().expect(200, { status: 'pending' });
+      expect(await auth.confirmLoginCode(code.body.code, account.id)).toBe(true);
 
       const polls = await Promise.all([poll(), poll(), poll()]);
       const tokens = polls.map((p) => p.body.bootstrap_token).filter(Boolean);
@@ -422,7 +480,7 @@ describe('accounts and sessions', () => {
       ['/api/v1/auth/exchange', {}],
       ['/api/v1/auth/exchange', { bootstrap_token: null }],
       ['/api/v1/auth/admin/login', { username: 'a' }],
-      ['/api/v1/auth/admin/login', { username: 'a', password: 'b'.repeat(100_000) }],
+      ['/api/v1/auth/admin/login', { username: 'a', password: 'b'.repeat(30_000) }],
       ['/api/v1/auth/bot/login-codes/abc/poll', {}],
     ];
     it.each(cases.map(([p, b], i) => [`#${i} ${p}`, p, b] as const))(

@@ -410,14 +410,17 @@ describe('billing: plans, invoices, trial', () => {
       await order(buyer, body).expect(409);
     });
 
-    it('the pending cap holds for concurrent orders', async () => {
+    it('the pending cap holds for concurrent orders, checked before the Bot API is called', async () => {
       const buyer = await newUser(t, 'telegram');
       const body = { plan_name: 'monthly', currency: 'USD', provider: 'telegram' };
+      const links = botApi.callsOf('createInvoiceLink').length;
       const results = await Promise.all(Array.from({ length: 25 }, () => order(buyer, body)));
       const statuses = results.map((r) => r.status);
       expect(statuses.filter((s) => s === 201)).toHaveLength(10);
       expect(statuses.filter((s) => s === 409)).toHaveLength(15);
       expect(await countInvoices(buyer.user.id)).toBe(10);
+      // Only the ten that were made asked Telegram for a link.
+      expect(botApi.callsOf('createInvoiceLink').length - links).toBe(10);
     });
 
     it('Bot API failing: 503 UPSTREAM_UNAVAILABLE, no invoice', async () => {

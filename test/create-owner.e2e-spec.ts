@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { resolve } from 'node:path';
 import { Client } from 'pg';
 import { createTestDatabase, type TestDatabase } from './harness/database';
-import { TEST_SECRETS } from './harness/app';
+import { startTestApp, TEST_SECRETS } from './harness/app';
 
 const ROOT = resolve(__dirname, '..');
 const MAIN = ['-r', 'ts-node/register/transpile-only', 'src/main.ts', '--create-owner'];
@@ -76,6 +76,21 @@ describe('--create-owner', () => {
     const row = await ownerRow('root_admin');
     expect(row?.role).toBe('owner');
     expect(row?.password_hash).toMatch(/^\$argon2id\$/);
+  });
+
+  it('keeps the spaces around a password, so the owner signs in with it as typed', async () => {
+    const password = '  spaces around it  ';
+    const result = await run(process.execPath, MAIN, env, `spaced_owner\n${password}\n`);
+    expect(result.code).toBe(0);
+    const app = await startTestApp({}, { database: db });
+    try {
+      const login = (p: string) =>
+        app.http().post('/api/v1/auth/admin/login').send({ username: 'spaced_owner', password: p });
+      await login(password).expect(200);
+      await login(password.trim()).expect(401);
+    } finally {
+      await app.close();
+    }
   });
 
   it('fails with a clear message and exit code 1 when the username is taken', async () => {

@@ -1,11 +1,11 @@
 import { startTestApp, type TestApp } from './harness/app';
-import { newUser } from './harness/factories';
+import { newUser, parseSetCookies } from './harness/factories';
 
-// Its own file: the client address comes from X-Forwarded-For, which needs TRUST_PROXY=true.
+// Its own file: the client address comes from X-Forwarded-For, which needs TRUST_PROXY (one hop: the test client is the proxy).
 describe('staff login throttling', () => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await startTestApp({ TRUST_PROXY: 'true' });
+    t = await startTestApp({ TRUST_PROXY: '1' });
   });
   afterAll(() => t.close());
 
@@ -39,5 +39,68 @@ describe('staff login throttling', () => {
     }
     expect(statuses.slice(0, 20).every((s) => s === 401)).toBe(true);
     expect(statuses[20]).toBe(429);
+  });
+});
+
+describe('staff login throttling behind one proxy, with device cookies', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp({ TRUST_PROXY: '1' });
+  });
+  afterAll(() => t.close());
+
+  /** A login through the proxy: `forwarded` is the X-Forwarded-For the proxy sends on. */
+  const login = (forwarded: string, username: string, password: string, cookie?: string) => {
+    const req = t
+      .http()
+      .post('/api/v1/auth/admin/login')
+      .set('X-Forwarded-For', forwarded)
+      .send({ username, password });
+    return cookie ? req.set('Cookie', cookie) : req;
+  };
+
+  it("an attacker's 100 failures from forged addresses do not stop the owner signing in from a known device", async () => {
+    const owner = await newUser(t, 'owner');
+    const username = owner.user.username as string;
+    const password = owner.password as string;
+    // The owner signed in from this laptop before: it keeps a signed device cookie.
+    const earlier = await login('198.51.100.20', username, password).expect(200);
+    const device = parseSetCookies(earlier.headers['set-cookie']).staff_device;
+    expect(device.attributes).toMatchObject({ httponly: true, path: '/api/v1/auth/admin' });
+    const deviceCookie = `staff_device=${device.value}`;
+
+    // The attacker writes a new address in front of each request; the proxy appends the real one.
+    const statuses: number[] = [];
+    for (let i = 0; i < 100; i++) {
+      const forged = `10.${i}.${i}.1, 203.0.113.66`;
+      statuses.push((await login(forged, username, `wrong guess ${i}`)).status);
+    }
+    // Only the proxy's entry counts: the attacker's one real address is blocked after 5 tries.
+    expect(statuses.slice(0, 5)).toEqual([401, 401, 401, 401, 401]);
+    expect(statuses.slice(5).every((s) => s === 429)).toBe(true);
+
+    const ok = await login('198.51.100.20', username, password, deviceCookie).expect(200);
+    expect(ok.body.user.id).toBe(owner.user.id);
+  });
+
+  it('guesses from many real addresses hold the username, but not a device that signed in before', async () => {
+    const owner = await newUser(t, 'owner');
+    const username = owner.user.username as string;
+    const password = owner.password as string;
+    const earlier = await login('198.51.100.21', username, password).expect(200);
+    const deviceCookie = `staff_device=${parseSetCookies(earlier.headers['set-cookie']).staff_device.value}`;
+
+    for (let i = 0; i < 40; i++) {
+      const res = await login(`192.0.2.${i + 1}`, username, `wrong guess ${i}`);
+      expect([401, 429]).toContain(res.status);
+    }
+    // A browser that never signed in as the owner is held by the ceiling per username...
+    await login('198.51.100.99', username, password).expect(429);
+    // ...and so is a device cookie whose signature does not match.
+    const [name, id, signature] = deviceCookie.split('.');
+    const forged = `${name}.${id}x.${signature}`;
+    await login('198.51.100.21', username, password, forged).expect(429);
+    // The owner's own device signs in.
+    await login('198.51.100.21', username, password, deviceCookie).expect(200);
   });
 });

@@ -5,12 +5,13 @@ import { dirname, join } from 'node:path';
 import { OPENAPI_FILE, SCHEMA_FILE } from '../scripts/openapi';
 import { startTestApp, type TestApp } from './harness/app';
 
-/** The parts of an OpenAPI 3.0 document these checks read. */
+/** The parts of an OpenAPI 3.1 document these checks read. */
 interface Schema {
   $ref?: string;
-  type?: string;
+  type?: string | string[];
   format?: string;
   nullable?: boolean;
+  anyOf?: Schema[];
   enum?: unknown[];
   properties?: Record<string, Schema>;
   required?: string[];
@@ -19,14 +20,21 @@ interface Schema {
   oneOf?: Schema[];
   additionalProperties?: Schema | boolean;
 }
+interface Answer {
+  $ref?: string;
+  content?: Record<string, { schema: Schema }>;
+  headers?: Record<string, { required?: boolean }>;
+}
 interface Operation {
   parameters?: { name: string; in: string }[];
   requestBody?: { content: Record<string, { schema: Schema }> };
-  responses: Record<string, { content?: Record<string, { schema: Schema }> }>;
+  responses: Record<string, Answer>;
+  security?: Record<string, string[]>[];
 }
 interface Document {
+  openapi: string;
   paths: Record<string, Record<string, Operation>>;
-  components: { schemas: Record<string, Schema> };
+  components: { schemas: Record<string, Schema>; responses: Record<string, Answer> };
 }
 
 /** Every route of the contract's tables (section 2) with its success status. */
@@ -59,6 +67,8 @@ const CONTRACT_ROUTES: readonly (readonly [string, string, number])[] = [
   ['GET', '/invoices/{id}', 200],
   ['POST', '/invoices/{id}/confirm', 200],
   ['GET', '/admin/invoices', 200],
+  ['GET', '/admin/payments/unmatched', 200],
+  ['POST', '/admin/invoices/{id}/attach-payment', 200],
   ['POST', '/users/me/partner', 200],
   ['GET', '/partners/me/earnings', 200],
   ['GET', '/partners/me/withdrawals', 200],
@@ -95,11 +105,10 @@ const CONTRACT_ROUTES: readonly (readonly [string, string, number])[] = [
 /** Documented routes the contract's tables have no row for; section 0 names the audit list. */
 const BEYOND_THE_TABLES = ['GET /admin/audit'];
 
-/** The contract's features the service does not serve yet: partners, nodes, proxy, bot webhook. */
-const NOT_YET =
-  /^\/(?:partners\/|users\/me\/partner$|admin\/withdrawals|admin\/nodes|nodes\/|internal\/|bot\/)/;
+/** The contract's features the service does not serve yet: nodes, proxy, bot webhook. */
+const NOT_YET = /^\/(?:admin\/nodes|nodes\/|internal\/|bot\/)/;
 
-/** Contract routes the service must serve by now: accounts, users, billing, tickets, game. */
+/** Contract routes the service must serve by now: accounts, users, billing, partners, tickets, game. */
 const SERVED_NOW = CONTRACT_ROUTES.filter(([, path]) => !NOT_YET.test(path));
 
 const key = (method: string, path: string) => `${method.toUpperCase()} ${path}`;
@@ -124,15 +133,28 @@ describe('the OpenAPI document and the client types', () => {
     return found;
   };
 
-  /** `schema` with its `$ref` (or a lone `allOf` wrapping one, as nullable refs are written) followed. */
+  /**
+   * `schema` with its `$ref` followed, and 3.1's ways of allowing null (`type: [T, 'null']`,
+   * `anyOf: [{$ref}, {type: 'null'}]`) read back as `nullable: true` beside a plain `type`.
+   */
   const resolve = (schema: Schema): Schema => {
+    if (Array.isArray(schema.type)) {
+      const types = schema.type.filter((type) => type !== 'null');
+      const nullable = types.length < schema.type.length;
+      return { ...schema, type: types.length === 1 ? types[0] : types, nullable };
+    }
+    const branches = schema.anyOf ?? [];
+    const orNull = branches.length === 2 && branches.some((branch) => branch.type === 'null');
+    if (orNull) {
+      const other = branches.find((branch) => branch.type !== 'null') ?? {};
+      return { ...resolve(other), nullable: true };
+    }
     const ref = schema.$ref ?? (schema.allOf?.length === 1 ? schema.allOf[0].$ref : undefined);
     if (ref === undefined) return schema;
     const name = ref.replace('#/components/schemas/', '');
     const target = served.components.schemas[name];
     if (!target) throw new Error(`${ref} is not in components.schemas`);
-    const resolved = resolve(target);
-    return { ...resolved, nullable: schema.nullable ?? resolved.nullable };
+    return resolve(target);
   };
 
   const answerOf = (method: string, path: string, status: number): Schema => {
@@ -187,6 +209,61 @@ describe('the OpenAPI document and the client types', () => {
     expect([...routes().keys()].filter((route) => !contract.has(route))).toEqual([]);
   });
 
+  /** The error codes an operation documents at a status. */
+  const codesOf = (method: string, path: string, status: number): unknown[] => {
+    const answer = routes().get(key(method, path))?.responses[String(status)];
+    const named = answer?.$ref?.replace('#/components/responses/', '');
+    const schema = (named ? served.components.responses[named] : answer)?.content?.[
+      'application/json'
+    ]?.schema;
+    return schema?.allOf?.[1]?.properties?.code?.enum ?? [];
+  };
+
+  it('is OpenAPI 3.1: null is allowed as validators read it, never by 3.0’s `nullable`', () => {
+    expect(served.openapi).toBe('3.1.0');
+    expect(JSON.stringify(served)).not.toMatch(/"nullable":/);
+  });
+
+  it('says who may call each operation: cookie or Bearer, the refresh cookie, or nobody', () => {
+    const security = (method: string, path: string) => routes().get(key(method, path))?.security;
+    const signedIn = [{ cookie: [] }, { bearer: [] }];
+    expect(security('GET', '/users/me')).toEqual(signedIn);
+    expect(security('GET', '/admin/users')).toEqual(signedIn);
+    expect(security('POST', '/auth/logout')).toEqual(signedIn);
+    expect(security('POST', '/auth/refresh')).toEqual([{ refresh_token: [] }]);
+    expect(security('GET', '/config')).toEqual([]);
+    expect(security('POST', '/auth/seed')).toEqual([]);
+    for (const [route, operation] of routes()) {
+      expect([route, Array.isArray(operation.security)]).toEqual([route, true]);
+    }
+  });
+
+  it('documents each operation’s error answers with the codes of ERROR_STATUS', () => {
+    for (const [route, operation] of routes()) {
+      expect([route, Object.keys(operation.responses)]).toEqual([
+        route,
+        expect.arrayContaining(['400', '500']),
+      ]);
+    }
+    expect(codesOf('GET', '/users/me', 401)).toEqual(['UNAUTHENTICATED']);
+    expect(codesOf('GET', '/admin/users', 403)).toEqual(['FORBIDDEN']);
+    expect(codesOf('POST', '/admin/moderators', 403)).toEqual(['FORBIDDEN', 'ORIGIN_REJECTED']);
+    expect(codesOf('POST', '/invoices/{id}/confirm', 409)).toEqual([
+      'INVOICE_NOT_PENDING',
+      'PAYMENT_NOT_FOUND',
+    ]);
+    expect(codesOf('POST', '/users/me/trial', 403)).toEqual([
+      'ORIGIN_REJECTED',
+      'TRIAL_TELEGRAM_ONLY',
+    ]);
+    expect(codesOf('GET', '/users/me', 409)).toEqual([]);
+    const throttled = routes().get(key('POST', '/auth/admin/login'))?.responses['429'];
+    const limited = served.components.responses[throttled?.$ref?.split('/').pop() ?? ''];
+    expect(limited.headers?.['Retry-After']?.required).toBe(true);
+    const invalid = served.components.schemas.ValidationErrorBody;
+    expect(invalid.allOf?.[1]).toMatchObject({ required: ['details'] });
+  });
+
   it('the user has the contract’s fields, all required', () => {
     const user = answerOf('GET', '/users/me', 200);
     const names = [
@@ -206,12 +283,7 @@ describe('the OpenAPI document and the client types', () => {
     expect(field(user, 'tg_id')).toMatchObject({ type: 'number', nullable: true });
     expect(field(user, 'commission_percent')).toMatchObject({ type: 'number', nullable: true });
     expect(field(user, 'role')).toMatchObject({ nullable: true });
-    expect([...(field(user, 'role').enum ?? [])].sort()).toEqual([
-      'moderator',
-      'owner',
-      'partner',
-      'support',
-    ]);
+    expect(field(user, 'role').enum).toEqual(['owner', 'moderator', 'partner', 'support', null]);
     const subscription = field(user, 'subscription');
     expect(subscription.nullable).toBe(true);
     expect(fieldsOf(subscription)).toEqual(['active', 'expires_at', 'plan_name']);
@@ -263,13 +335,43 @@ describe('the OpenAPI document and the client types', () => {
   });
 
   it('paged lists answer {items, next_cursor} and take limit and cursor', () => {
-    for (const path of ['/invoices', '/tickets', '/admin/users', '/admin/tickets']) {
+    for (const path of [
+      '/invoices',
+      '/tickets',
+      '/admin/users',
+      '/admin/tickets',
+      '/partners/me/withdrawals',
+      '/admin/withdrawals',
+    ]) {
       const page = answerOf('GET', path, 200);
       expect([path, fieldsOf(page)]).toEqual([path, ['items', 'next_cursor']]);
       const query = (routes().get(key('GET', path))?.parameters ?? [])
         .filter((parameter) => parameter.in === 'query')
         .map((parameter) => parameter.name);
       expect([path, query]).toEqual([path, expect.arrayContaining(['limit', 'cursor'])]);
+    }
+  });
+
+  it('earnings and withdrawals have the contract’s fields; money is a string', () => {
+    const earnings = answerOf('GET', '/partners/me/earnings', 200);
+    expect(fieldsOf(earnings)).toEqual(
+      expect.arrayContaining(['balances', 'commission_percent', 'partner_code', 'recent']),
+    );
+    const balance = resolve(field(earnings, 'balances').items ?? {});
+    expect(fieldsOf(balance)).toEqual(['available', 'currency', 'earned', 'paid', 'requested']);
+    for (const name of ['available', 'earned', 'paid', 'requested']) {
+      expect([name, field(balance, name).type]).toEqual([name, 'string']);
+    }
+    const withdrawal = answerOf('POST', '/partners/me/withdrawals', 201);
+    expect(fieldsOf(withdrawal)).toEqual(
+      expect.arrayContaining(['amount', 'currency', 'destination', 'id', 'status']),
+    );
+    expect(field(withdrawal, 'amount').type).toBe('string');
+    expect(field(withdrawal, 'status').enum).toEqual(['pending', 'approved', 'rejected', 'paid']);
+    for (const move of ['approve', 'reject', 'paid']) {
+      expect(fieldsOf(answerOf('POST', `/admin/withdrawals/{id}/${move}`, 200))).toEqual(
+        fieldsOf(withdrawal),
+      );
     }
   });
 
@@ -302,8 +404,8 @@ describe('the OpenAPI document and the client types', () => {
       (operation.parameters ?? []).map((parameter) => `${route} ${parameter.in}:${parameter.name}`),
     );
     expect(fields.length).toBeGreaterThan(50);
-    expect([...fields, ...queries].filter((name) => !/[.:][a-z][a-z0-9_]*$/.test(name))).toEqual(
-      [],
-    );
+    // The contract's error body keeps the framework's `statusCode`.
+    const named = [...fields, ...queries].filter((name) => name !== 'ErrorBody.statusCode');
+    expect(named.filter((name) => !/[.:][a-z][a-z0-9_]*$/.test(name))).toEqual([]);
   });
 });

@@ -1,19 +1,10 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { chmodSync, mkdtempSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { exited, freePort, waitHealthy } from './harness/processes';
 
 const ROOT = resolve(__dirname, '..');
-
-function freePort(): Promise<number> {
-  return new Promise((done) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => done(port));
-    });
-  });
-}
 
 function postgresProcessesUsing(dir: string): string[] {
   try {
@@ -25,25 +16,14 @@ function postgresProcessesUsing(dir: string): string[] {
   }
 }
 
-async function waitHealthy(port: number, child: ChildProcess, timeoutMs: number): Promise<number> {
-  const started = Date.now();
-  while (Date.now() - started < timeoutMs) {
-    if (child.exitCode !== null) throw new Error(`service exited with ${child.exitCode}`);
-    const ok = await fetch(`http://127.0.0.1:${port}/api/v1/health`)
-      .then((r) => r.status === 200)
-      .catch(() => false);
-    if (ok) return Date.now() - started;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error('service did not become healthy');
-}
-
 function startService(dataDir: string, port: number): ChildProcess {
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     DATA_DIR: dataDir,
     PORT: String(port),
     HOST: '127.0.0.1',
+    // Other test files run services at the same time: no fixed metrics port.
+    METRICS_PORT: '0',
   };
   delete env.DATABASE_URL;
   delete env.NODE_ENV;
@@ -51,13 +31,6 @@ function startService(dataDir: string, port: number): ChildProcess {
     cwd: ROOT,
     env: { ...env, TS_NODE_PROJECT: 'tsconfig.json', LOG_LEVEL: 'warn' },
     stdio: 'ignore',
-  });
-}
-
-function exited(child: ChildProcess): Promise<number | null> {
-  return new Promise((done) => {
-    if (child.exitCode !== null) return done(child.exitCode);
-    child.once('exit', (code) => done(code));
   });
 }
 

@@ -43,6 +43,9 @@ describe('system routes and the error body', () => {
       error: 'Bad Request',
       code: 'VALIDATION_FAILED',
       message: 'request body is not valid JSON',
+      details: [{ field: 'body', message: 'request body is not valid JSON' }],
+      // The id of its log line, also in X-Request-Id.
+      request_id: res.headers['x-request-id'],
     });
   });
 
@@ -87,7 +90,28 @@ describe('system routes and the error body', () => {
     expect(Object.keys(doc.body.paths)).toEqual(
       expect.arrayContaining(['/api/v1/config', '/api/v1/health']),
     );
-    await t.http().get('/api/v1/docs').expect(200).expect('Content-Type', /html/);
+    const ui = await t.http().get('/api/v1/docs').expect(200).expect('Content-Type', /html/);
+    expect(ui.headers['content-security-policy']).toMatch(/script-src 'self';/);
+  });
+});
+
+describe('API docs in production', () => {
+  it('are not served unless DOCS_ENABLED turns them on, and then with a content-security policy', async () => {
+    const off = await startTestApp({ NODE_ENV: 'production' });
+    try {
+      await off.http().get('/api/v1/docs').expect(404);
+      await off.http().get('/api/v1/docs-json').expect(404);
+    } finally {
+      await off.close();
+    }
+    const on = await startTestApp({ NODE_ENV: 'production', DOCS_ENABLED: 'true' });
+    try {
+      const ui = await on.http().get('/api/v1/docs').expect(200);
+      expect(ui.headers['content-security-policy']).toContain("frame-ancestors 'none'");
+      await on.http().get('/api/v1/docs-json').expect(200);
+    } finally {
+      await on.close();
+    }
   });
 });
 

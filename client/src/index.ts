@@ -352,7 +352,9 @@ export function createClient(options: ClientOptions) {
       post<ScoreResult>(`/game/rounds/${id(roundId)}/score`, body),
     leaderboard: () => get<LeaderboardEntry[]>('/game/leaderboard'),
 
-    earnings: () => get<PartnerEarnings>('/partners/me/earnings'),
+    /** `recent` is paged with `limit` and `cursor`. */
+    earnings: (query: PageQuery = {}) =>
+      get<PartnerEarnings>('/partners/me/earnings', { ...query }),
     withdrawals: (query: PageQuery = {}) =>
       get<Page<Withdrawal>>('/partners/me/withdrawals', { ...query }),
     requestWithdrawal: (body: WithdrawalRequest) =>

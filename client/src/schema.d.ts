@@ -580,6 +580,38 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/admin/invoices/{id}/attach-payment": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["AdminInvoicesController_attachPayment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/payments/unmatched": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["AdminPaymentsController_unmatchedList"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/users/me/trial": {
         parameters: {
             query?: never;
@@ -590,6 +622,262 @@ export interface paths {
         get?: never;
         put?: never;
         post: operations["TrialController_start"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/users/me/partner": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["PartnerAttachController_attach"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/partners/me/earnings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["PartnersController_earnings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/partners/me/withdrawals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["PartnersController_list"];
+        put?: never;
+        post: operations["PartnersController_request"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/withdrawals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["AdminWithdrawalsController_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/withdrawals/{id}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["AdminWithdrawalsController_approve"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/withdrawals/{id}/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["AdminWithdrawalsController_reject"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/withdrawals/{id}/paid": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["AdminWithdrawalsController_paid"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/nodes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["AdminNodesController_list"];
+        put?: never;
+        post: operations["AdminNodesController_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/nodes/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["AdminNodesController_get"];
+        put?: never;
+        post?: never;
+        delete: operations["AdminNodesController_remove"];
+        options?: never;
+        head?: never;
+        patch: operations["AdminNodesController_update"];
+        trace?: never;
+    };
+    "/api/v1/admin/nodes/{id}/provision": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["AdminNodesController_provision"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/nodes/{id}/restart": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["AdminNodesController_restart"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/nodes/routing": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["RoutingController_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/internal/validate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["InternalController_validate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/internal/traffic": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["InternalController_traffic"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/internal/limits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["InternalController_limits"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/bot/webhook": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["BotController_webhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -984,6 +1272,304 @@ export interface components {
             invoice: components["schemas"]["InvoiceResponse"];
             subscription: components["schemas"]["SubscriptionView"];
         };
+        AttachPaymentRequest: {
+            /** @description the tx_ref of an unmatched payment */
+            tx_ref: string;
+        };
+        UnmatchedPaymentResponse: {
+            /** @description the TON transaction hash; attach it with this */
+            tx_ref: string;
+            /** @enum {string} */
+            provider: "ton" | "telegram";
+            /**
+             * @description in the provider's unit (nanotons)
+             * @example 2035920000
+             */
+            amount: string;
+            /** @example TON */
+            currency: string;
+            /** @description the sending address */
+            sender: string | null;
+            comment: string | null;
+            /** Format: date-time */
+            received_at: string;
+            /**
+             * @description no_invoice: its comment names no payable invoice; underpaid: less than the invoice asks; too_late: after the late window, or after expiry and short of the price at the current rate
+             * @enum {string}
+             */
+            reason: "no_invoice" | "underpaid" | "too_late";
+        };
+        UnmatchedPaymentPageResponse: {
+            items: components["schemas"]["UnmatchedPaymentResponse"][];
+            /** @description null on the last page */
+            next_cursor: string | null;
+        };
+        AttachPartnerRequest: {
+            /** @example k3x9q2mz */
+            partner_code: string;
+        };
+        BalanceView: {
+            /** @example TON */
+            currency: string;
+            /**
+             * @description minor units: every commission
+             * @example 154320986
+             */
+            earned: string;
+            /**
+             * @description minor units: pending and approved withdrawals
+             * @example 0
+             */
+            requested: string;
+            /**
+             * @description minor units: paid withdrawals
+             * @example 0
+             */
+            paid: string;
+            /**
+             * @description minor units: earned − requested − paid; never negative
+             * @example 154320986
+             */
+            available: string;
+        };
+        CommissionView: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            invoice_id: string;
+            /** Format: uuid */
+            buyer_id: string;
+            /** @example monthly */
+            plan_name: string;
+            /** @example TON */
+            currency: string;
+            /**
+             * @description the plan's price in minor units of `currency`
+             * @example 499
+             */
+            price_minor: string;
+            /**
+             * @description the percent in force when it was earned
+             * @example 12.5
+             */
+            percent: number;
+            /**
+             * @description minor units: price × percent / 100, rounded down
+             * @example 62
+             */
+            amount: string;
+            /** Format: date-time */
+            created_at: string;
+        };
+        EarningsResponse: {
+            partner_code: string | null;
+            /** @example 12.5 */
+            commission_percent: number | null;
+            /** @description one per currency earned or withdrawn in */
+            balances: components["schemas"]["BalanceView"][];
+            /** @description commissions, newest first, one page */
+            recent: components["schemas"]["CommissionView"][];
+            /** @description the `cursor` of the next page of `recent`; null on the last */
+            next_cursor: string | null;
+        };
+        WithdrawalResponse: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            partner_id: string;
+            /**
+             * @description minor units of `currency`
+             * @example 100000000
+             */
+            amount: string;
+            /** @example TON */
+            currency: string;
+            destination: string;
+            /** @enum {string} */
+            status: "pending" | "approved" | "rejected" | "paid";
+            /** @description why it was rejected */
+            reason: string | null;
+            /** @description the payout transaction */
+            tx_ref: string | null;
+            /**
+             * Format: uuid
+             * @description the last staff to decide
+             */
+            decided_by: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        WithdrawalPageResponse: {
+            items: components["schemas"]["WithdrawalResponse"][];
+            next_cursor: string | null;
+        };
+        CreateWithdrawalRequest: {
+            /**
+             * @description minor units of `currency`, at most what is available
+             * @example 100000000
+             */
+            amount: string;
+            /** @example TON */
+            currency: string;
+            /** @description a TON address when `currency` is TON; otherwise an account reference */
+            destination: string;
+        };
+        RejectWithdrawalRequest: {
+            reason: string;
+        };
+        PaidWithdrawalRequest: {
+            /** @description the payout transaction */
+            tx_ref?: string;
+        };
+        NodeResponse: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            host: string;
+            ssh_port: number;
+            ssh_user: string;
+            ssh_host_key_sha256: string | null;
+            tunnel_host: string;
+            tunnel_port: number;
+            /** @example vless */
+            tunnel_protocol: string;
+            /** @example xtls-rprx-vision */
+            tunnel_flow: string;
+            /** @description REALITY short id handed to clients */
+            tunnel_short_id: string;
+            /** @description REALITY x25519 public key, base64url */
+            public_key: string;
+            sni_domain: string;
+            traffic_multiplier: number;
+            /** @enum {string} */
+            status: "online" | "offline" | "unknown";
+            /** @enum {string} */
+            provision_state: "new" | "provisioning" | "ready" | "failed";
+            last_error: string | null;
+            /** Format: date-time */
+            last_checked_at: string | null;
+            /** Format: date-time */
+            last_report_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        NodePageResponse: {
+            items: components["schemas"]["NodeResponse"][];
+            next_cursor: string | null;
+        };
+        CreateNodeRequest: {
+            name: string;
+            /** @description host name or IP address; the tunnel is reached there too */
+            host: string;
+            /** @default 22 */
+            ssh_port: number;
+            /** @default root */
+            ssh_user: string;
+            /** @description write-only: stored encrypted, never returned */
+            ssh_private_key: string;
+            /** @description OpenSSH fingerprint; unset = the first key seen is recorded, then required */
+            ssh_host_key_sha256?: string | null;
+            /** @default 443 */
+            tunnel_port: number;
+            /** @description the REALITY camouflage domain (serverNames, dest = <sni>:443) */
+            sni_domain: string;
+            /** @default 1 */
+            traffic_multiplier: number;
+        };
+        UpdateNodeRequest: {
+            name?: string;
+            host?: string;
+            ssh_port?: number;
+            ssh_user?: string;
+            /** @description write-only: stored encrypted, never returned */
+            ssh_private_key?: string;
+            ssh_host_key_sha256?: string | null;
+            tunnel_port?: number;
+            sni_domain?: string;
+            traffic_multiplier?: number;
+        };
+        NodeWorkAcceptedResponse: {
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            provision_state: "new" | "provisioning" | "ready" | "failed";
+        };
+        RoutingEntryResponse: {
+            /** Format: uuid */
+            node_id: string;
+            name: string;
+            tunnel_host: string;
+            tunnel_port: number;
+            /** @example vless */
+            tunnel_protocol: string;
+            /** @example xtls-rprx-vision */
+            tunnel_flow: string;
+            tunnel_short_id: string;
+            public_key: string;
+            sni_domain: string;
+            /** @description one-time token for this node, valid SESSION_TOKEN_TTL_S */
+            session_token: string;
+        };
+        ValidateTokenRequest: {
+            /** @description a session_token from GET /nodes/routing */
+            token: string;
+            /**
+             * Format: uuid
+             * @description the node asking
+             */
+            node_id: string;
+        };
+        ValidateTokenResponse: {
+            valid: boolean;
+            /**
+             * @description only when valid is false
+             * @enum {string}
+             */
+            reason?: "bad_token" | "expired" | "wrong_node" | "used" | "no_subscription" | "traffic_exceeded";
+            /** Format: uuid */
+            user_id?: string;
+            traffic_limit_bytes?: number;
+            traffic_used_bytes?: number;
+            /**
+             * Format: date-time
+             * @description when the subscription ends
+             */
+            expires_at?: string;
+        };
+        TrafficEntryRequest: {
+            /** Format: uuid */
+            user_id: string;
+            bytes_up: number;
+            bytes_down: number;
+        };
+        TrafficReportRequest: {
+            /** Format: uuid */
+            node_id: string;
+            /**
+             * Format: uuid
+             * @description a repeat of this node's id counts nothing
+             */
+            report_id: string;
+            entries: components["schemas"]["TrafficEntryRequest"][];
+        };
+        TrafficReportResponse: {
+            /** @description false when this report_id was applied before */
+            applied: boolean;
+            /** @description reported users now at or over their limit */
+            over_limit: string[];
+            /** @description reported users that do not exist (their entries were skipped) */
+            unknown_users: number;
+        };
+        UserLimitResponse: {
+            /** Format: uuid */
+            user_id: string;
+            traffic_limit_bytes: number;
+            traffic_used_bytes: number;
+            /** @description the subscription runs now */
+            active: boolean;
+        };
         AuditEntryResponse: {
             /** Format: uuid */
             id: string;
@@ -1011,8 +1597,420 @@ export interface components {
             items: components["schemas"]["AuditEntryResponse"][];
             next_cursor: string | null;
         };
+        FieldProblem: {
+            /** @example plan_name */
+            field: string;
+            /** @example must be a string */
+            message: string;
+        };
+        ErrorBody: {
+            /** @example 404 */
+            statusCode: number;
+            /** @example Not Found */
+            error: string;
+            /**
+             * @description stable machine code
+             * @example NOT_FOUND
+             */
+            code: string;
+            /** @description for people */
+            message: string;
+            details?: components["schemas"]["FieldProblem"][];
+            /** @description on 500: the id in the log line */
+            request_id?: string;
+        };
+        ValidationErrorBody: components["schemas"]["ErrorBody"] & Record<string, never>;
     };
-    responses: never;
+    responses: {
+        /** @description VALIDATION_FAILED */
+        Error400_VALIDATION_FAILED: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ValidationErrorBody"] & {
+                    /** @enum {string} */
+                    code?: "VALIDATION_FAILED";
+                };
+            };
+        };
+        /** @description BOOTSTRAP_INVALID */
+        Error401_BOOTSTRAP_INVALID: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"] & {
+                    /** @enum {string} */
+                    code?: "BOOTSTRAP_INVALID";
+                };
+            };
+        };
+        /** @description INTERNAL_SECRET_INVALID */
+        Error401_INTERNAL_SECRET_INVALID: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"] & {
+                    /** @enum {string} */
+                    code?: "INTERNAL_SECRET_INVALID";
+                };
+            };
+        };
+        /** @description INVALID_CREDENTIALS */
+        Error401_INVALID_CREDENTIALS: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"] & {
+                    /** @enum {string} */
+                    code?: "INVALID_CREDENTIALS";
+                };
+            };
+        };
+        /** @description REFRESH_INVALID, REFRESH_REUSED */
+        Error401_REFRESH_INVALID_REFRESH_REUSED: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"] & {
+                    /** @enum {string} */
+                    code?: "REFRESH_INVALID" | "REFRESH_REUSED";
+                };
+            };
+        };
+        /** @description TELEGRAM_AUTH_INVALID */
+        Error401_TELEGRAM_AUTH_INVALID: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"] & {
+                    /** @enum {string} */
+                    code?: "TELEGRAM_AUTH_INVALID";
+                };
+            };
+        };
+        /** @description UNAUTHENTICATED */
+        Error401_UNAUTHENTICATED: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"] & {
+                    /** @enum {string} */
+                    code?: "UNAUTHENTICATED";
+                };
+            };
+        };
+        /** @description SUBSCRIPTION_REQUIRED */
+        Error402_SUBSCRIPTION_REQUIRED: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"] & {
+                    /** @enum {string} */
+                    code?: "SUBSCRIPTION_REQUIRED";
+                };
+            };
+        };
+        /** @description FORBIDDEN */
+        Error403_FORBIDDEN: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"] & {
+                    /** @enum {string} */
+                    code?: "FORBIDDEN";
+                };
+            };
+        };
+        /** @description FORBIDDEN, ORIGIN_REJECTED */
+        Error403_FORBIDDEN_ORIGIN_REJECTED: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"] & {
+                    /** @enum {string} */
+                    code?: "FORBIDDEN" | "ORIGIN_REJECTED";
+                };
+            };
+        };
+        /** @description ORIGIN_REJECTED */
+        Error403_ORIGIN_REJECTED: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"] & {
+                    /** @enum {string} */
+                    code?: "ORIGIN_REJECTED";
+                };
+            };
+        };
+        /** @description ORIGIN_REJECTED, TRIAL_TELEGRAM_ONLY */
+        Error403_ORIGIN_REJECTED_TRIAL_TELEGRAM_ONLY: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"] & {
+                    /** @enum {string} */
+                    code?: "ORIGIN_REJECTED" | "TRIAL_TELEGRAM_ONLY";
+                };
+            };
+        };
+        /** @description NOT_FOUND */
+        Error404_NOT_FOUND: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"] & {
+                    /** @enum {string} */
+                    code?: "NOT_FOUND";
+                };
+            };
+        };
+        /** @description NO_TICKETS */
+        Error404_NO_TICKETS: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"] & {
+                    /** @enum {string} */
+                    code?: "NO_TICKETS";
+                };
+            };
+        };
+        /** @description NO_USER */
+        Error404_NO_USER: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"] & {
+                    /** @enum {string} */
+                    code?: "NO_USER";
+                };
+            };
+        };
+        /** @description CONFLICT */
+        Error409_CONFLICT: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"] & {
+                    /** @enum {string} */
+                    code?: "CONFLICT";
+                };
+            };
+        };
+        /** @description CONFLICT, ALREADY_ATTACHED */
+        Error409_CONFLICT_ALREADY_ATTACHED: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"] & {
+                    /** @enum {string} */
+                    code?: "CONFLICT" | "ALREADY_ATTACHED";
+                };
+            };
+        };
+        /** @description CONFLICT, USERNAME_TAKEN */
+        Error409_CONFLICT_USERNAME_TAKEN: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"] & {
+                    /** @enum {string} */
+                    code?: "CONFLICT" | "USERNAME_TAKEN";
+                };
+            };
+        };
+        /** @description INSUFFICIENT_BALANCE */
+        Error409_INSUFFICIENT_BALANCE: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"] & {
+                    /** @enum {string} */
+                    code?: "INSUFFICIENT_BALANCE";
+                };
+            };
+        };
+        /** @description INVOICE_NOT_PENDING */
+        Error409_INVOICE_NOT_PENDING: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"] & {
+                    /** @enum {string} */
+                    code?: "INVOICE_NOT_PENDING";
+                };
+            };
+        };
+        /** @description INVOICE_NOT_PENDING, PAYMENT_NOT_FOUND */
+        Error409_INVOICE_NOT_PENDING_PAYMENT_NOT_FOUND: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"] & {
+                    /** @enum {string} */
+                    code?: "INVOICE_NOT_PENDING" | "PAYMENT_NOT_FOUND";
+                };
+            };
+        };
+        /** @description NODE_BUSY */
+        Error409_NODE_BUSY: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"] & {
+                    /** @enum {string} */
+                    code?: "NODE_BUSY";
+                };
+            };
+        };
+        /** @description ROUND_FINISHED, ROUND_EXPIRED */
+        Error409_ROUND_FINISHED_ROUND_EXPIRED: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"] & {
+                    /** @enum {string} */
+                    code?: "ROUND_FINISHED" | "ROUND_EXPIRED";
+                };
+            };
+        };
+        /** @description TICKET_CLOSED */
+        Error409_TICKET_CLOSED: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"] & {
+                    /** @enum {string} */
+                    code?: "TICKET_CLOSED";
+                };
+            };
+        };
+        /** @description TRIAL_USED */
+        Error409_TRIAL_USED: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"] & {
+                    /** @enum {string} */
+                    code?: "TRIAL_USED";
+                };
+            };
+        };
+        /** @description USERNAME_TAKEN */
+        Error409_USERNAME_TAKEN: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"] & {
+                    /** @enum {string} */
+                    code?: "USERNAME_TAKEN";
+                };
+            };
+        };
+        /** @description WITHDRAWAL_STATE */
+        Error409_WITHDRAWAL_STATE: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"] & {
+                    /** @enum {string} */
+                    code?: "WITHDRAWAL_STATE";
+                };
+            };
+        };
+        /** @description PAYLOAD_TOO_LARGE */
+        Error413_PAYLOAD_TOO_LARGE: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"] & {
+                    /** @enum {string} */
+                    code?: "PAYLOAD_TOO_LARGE";
+                };
+            };
+        };
+        /** @description UNSUPPORTED_MEDIA_TYPE */
+        Error415_UNSUPPORTED_MEDIA_TYPE: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"] & {
+                    /** @enum {string} */
+                    code?: "UNSUPPORTED_MEDIA_TYPE";
+                };
+            };
+        };
+        /** @description RATE_LIMITED */
+        Error429_RATE_LIMITED: {
+            headers: {
+                /** @description seconds to wait before trying again */
+                "Retry-After": string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"] & {
+                    /** @enum {string} */
+                    code?: "RATE_LIMITED";
+                };
+            };
+        };
+        /** @description INTERNAL */
+        Error500_INTERNAL: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"] & {
+                    /** @enum {string} */
+                    code?: "INTERNAL";
+                };
+            };
+        };
+        /** @description UPSTREAM_UNAVAILABLE */
+        Error503_UPSTREAM_UNAVAILABLE: {
+            headers: {
+                /** @description seconds to wait before trying again */
+                "Retry-After"?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"] & {
+                    /** @enum {string} */
+                    code?: "UPSTREAM_UNAVAILABLE";
+                };
+            };
+        };
+    };
     parameters: never;
     requestBodies: never;
     headers: never;
@@ -1037,6 +2035,9 @@ export interface operations {
                     "application/json": components["schemas"]["ConfigResponse"];
                 };
             };
+            400: components["responses"]["Error400_VALIDATION_FAILED"];
+            500: components["responses"]["Error500_INTERNAL"];
+            503: components["responses"]["Error503_UPSTREAM_UNAVAILABLE"];
         };
     };
     SystemController_health: {
@@ -1056,6 +2057,8 @@ export interface operations {
                     "application/json": components["schemas"]["HealthResponse"];
                 };
             };
+            400: components["responses"]["Error400_VALIDATION_FAILED"];
+            500: components["responses"]["Error500_INTERNAL"];
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1083,6 +2086,10 @@ export interface operations {
                     "application/json": components["schemas"]["UserResponse"];
                 };
             };
+            400: components["responses"]["Error400_VALIDATION_FAILED"];
+            401: components["responses"]["Error401_UNAUTHENTICATED"];
+            500: components["responses"]["Error500_INTERNAL"];
+            503: components["responses"]["Error503_UPSTREAM_UNAVAILABLE"];
         };
     };
     AuthController_createSeed: {
@@ -1102,6 +2109,13 @@ export interface operations {
                     "application/json": components["schemas"]["SeedCreatedResponse"];
                 };
             };
+            400: components["responses"]["Error400_VALIDATION_FAILED"];
+            403: components["responses"]["Error403_ORIGIN_REJECTED"];
+            413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["Error415_UNSUPPORTED_MEDIA_TYPE"];
+            429: components["responses"]["Error429_RATE_LIMITED"];
+            500: components["responses"]["Error500_INTERNAL"];
+            503: components["responses"]["Error503_UPSTREAM_UNAVAILABLE"];
         };
     };
     AuthController_seedLogin: {
@@ -1125,6 +2139,14 @@ export interface operations {
                     "application/json": components["schemas"]["SeedLoginResponse"];
                 };
             };
+            400: components["responses"]["Error400_VALIDATION_FAILED"];
+            401: components["responses"]["Error401_INVALID_CREDENTIALS"];
+            403: components["responses"]["Error403_ORIGIN_REJECTED"];
+            413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["Error415_UNSUPPORTED_MEDIA_TYPE"];
+            429: components["responses"]["Error429_RATE_LIMITED"];
+            500: components["responses"]["Error500_INTERNAL"];
+            503: components["responses"]["Error503_UPSTREAM_UNAVAILABLE"];
         };
     };
     AuthController_telegram: {
@@ -1148,6 +2170,14 @@ export interface operations {
                     "application/json": components["schemas"]["UserEnvelope"];
                 };
             };
+            400: components["responses"]["Error400_VALIDATION_FAILED"];
+            401: components["responses"]["Error401_TELEGRAM_AUTH_INVALID"];
+            403: components["responses"]["Error403_ORIGIN_REJECTED"];
+            413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["Error415_UNSUPPORTED_MEDIA_TYPE"];
+            429: components["responses"]["Error429_RATE_LIMITED"];
+            500: components["responses"]["Error500_INTERNAL"];
+            503: components["responses"]["Error503_UPSTREAM_UNAVAILABLE"];
         };
     };
     AuthController_createLoginCode: {
@@ -1167,6 +2197,13 @@ export interface operations {
                     "application/json": components["schemas"]["LoginCodeResponse"];
                 };
             };
+            400: components["responses"]["Error400_VALIDATION_FAILED"];
+            403: components["responses"]["Error403_ORIGIN_REJECTED"];
+            413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["Error415_UNSUPPORTED_MEDIA_TYPE"];
+            429: components["responses"]["Error429_RATE_LIMITED"];
+            500: components["responses"]["Error500_INTERNAL"];
+            503: components["responses"]["Error503_UPSTREAM_UNAVAILABLE"];
         };
     };
     AuthController_pollLoginCode: {
@@ -1192,6 +2229,13 @@ export interface operations {
                     "application/json": components["schemas"]["PollLoginCodeResponse"];
                 };
             };
+            400: components["responses"]["Error400_VALIDATION_FAILED"];
+            403: components["responses"]["Error403_ORIGIN_REJECTED"];
+            404: components["responses"]["Error404_NOT_FOUND"];
+            413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["Error415_UNSUPPORTED_MEDIA_TYPE"];
+            500: components["responses"]["Error500_INTERNAL"];
+            503: components["responses"]["Error503_UPSTREAM_UNAVAILABLE"];
         };
     };
     AuthController_exchange: {
@@ -1215,6 +2259,13 @@ export interface operations {
                     "application/json": components["schemas"]["UserEnvelope"];
                 };
             };
+            400: components["responses"]["Error400_VALIDATION_FAILED"];
+            401: components["responses"]["Error401_BOOTSTRAP_INVALID"];
+            403: components["responses"]["Error403_ORIGIN_REJECTED"];
+            413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["Error415_UNSUPPORTED_MEDIA_TYPE"];
+            500: components["responses"]["Error500_INTERNAL"];
+            503: components["responses"]["Error503_UPSTREAM_UNAVAILABLE"];
         };
     };
     AuthController_refresh: {
@@ -1234,6 +2285,13 @@ export interface operations {
                     "application/json": components["schemas"]["UserEnvelope"];
                 };
             };
+            400: components["responses"]["Error400_VALIDATION_FAILED"];
+            401: components["responses"]["Error401_REFRESH_INVALID_REFRESH_REUSED"];
+            403: components["responses"]["Error403_ORIGIN_REJECTED"];
+            413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["Error415_UNSUPPORTED_MEDIA_TYPE"];
+            500: components["responses"]["Error500_INTERNAL"];
+            503: components["responses"]["Error503_UPSTREAM_UNAVAILABLE"];
         };
     };
     AuthController_logout: {
@@ -1251,6 +2309,13 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["Error400_VALIDATION_FAILED"];
+            401: components["responses"]["Error401_UNAUTHENTICATED"];
+            403: components["responses"]["Error403_ORIGIN_REJECTED"];
+            413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["Error415_UNSUPPORTED_MEDIA_TYPE"];
+            500: components["responses"]["Error500_INTERNAL"];
+            503: components["responses"]["Error503_UPSTREAM_UNAVAILABLE"];
         };
     };
     AuthController_adminLogin: {
@@ -1274,13 +2339,14 @@ export interface operations {
                     "application/json": components["schemas"]["UserEnvelope"];
                 };
             };
-            /** @description too many attempts; see Retry-After */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+            400: components["responses"]["Error400_VALIDATION_FAILED"];
+            401: components["responses"]["Error401_INVALID_CREDENTIALS"];
+            403: components["responses"]["Error403_ORIGIN_REJECTED"];
+            413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["Error415_UNSUPPORTED_MEDIA_TYPE"];
+            429: components["responses"]["Error429_RATE_LIMITED"];
+            500: components["responses"]["Error500_INTERNAL"];
+            503: components["responses"]["Error503_UPSTREAM_UNAVAILABLE"];
         };
     };
     AdminUsersController_list: {
@@ -1308,6 +2374,11 @@ export interface operations {
                     "application/json": components["schemas"]["AdminUsersPage"];
                 };
             };
+            400: components["responses"]["Error400_VALIDATION_FAILED"];
+            401: components["responses"]["Error401_UNAUTHENTICATED"];
+            403: components["responses"]["Error403_FORBIDDEN"];
+            500: components["responses"]["Error500_INTERNAL"];
+            503: components["responses"]["Error503_UPSTREAM_UNAVAILABLE"];
         };
     };
     AdminUsersController_get: {
@@ -1329,6 +2400,12 @@ export interface operations {
                     "application/json": components["schemas"]["UserResponse"];
                 };
             };
+            400: components["responses"]["Error400_VALIDATION_FAILED"];
+            401: components["responses"]["Error401_UNAUTHENTICATED"];
+            403: components["responses"]["Error403_FORBIDDEN"];
+            404: components["responses"]["Error404_NO_USER"];
+            500: components["responses"]["Error500_INTERNAL"];
+            503: components["responses"]["Error503_UPSTREAM_UNAVAILABLE"];
         };
     };
     AdminUsersController_createModerator: {
@@ -1352,6 +2429,14 @@ export interface operations {
                     "application/json": components["schemas"]["UserResponse"];
                 };
             };
+            400: components["responses"]["Error400_VALIDATION_FAILED"];
+            401: components["responses"]["Error401_UNAUTHENTICATED"];
+            403: components["responses"]["Error403_FORBIDDEN_ORIGIN_REJECTED"];
+            409: components["responses"]["Error409_USERNAME_TAKEN"];
+            413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["Error415_UNSUPPORTED_MEDIA_TYPE"];
+            500: components["responses"]["Error500_INTERNAL"];
+            503: components["responses"]["Error503_UPSTREAM_UNAVAILABLE"];
         };
     };
     AdminUsersController_createPartner: {
@@ -1375,6 +2460,14 @@ export interface operations {
                     "application/json": components["schemas"]["UserResponse"];
                 };
             };
+            400: components["responses"]["Error400_VALIDATION_FAILED"];
+            401: components["responses"]["Error401_UNAUTHENTICATED"];
+            403: components["responses"]["Error403_FORBIDDEN_ORIGIN_REJECTED"];
+            409: components["responses"]["Error409_CONFLICT_USERNAME_TAKEN"];
+            413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["Error415_UNSUPPORTED_MEDIA_TYPE"];
+            500: components["responses"]["Error500_INTERNAL"];
+            503: components["responses"]["Error503_UPSTREAM_UNAVAILABLE"];
         };
     };
     AdminUsersController_createSupport: {
@@ -1398,6 +2491,14 @@ export interface operations {
                     "application/json": components["schemas"]["UserResponse"];
                 };
             };
+            400: components["responses"]["Error400_VALIDATION_FAILED"];
+            401: components["responses"]["Error401_UNAUTHENTICATED"];
+            403: components["responses"]["Error403_FORBIDDEN_ORIGIN_REJECTED"];
+            409: components["responses"]["Error409_USERNAME_TAKEN"];
+            413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["Error415_UNSUPPORTED_MEDIA_TYPE"];
+            500: components["responses"]["Error500_INTERNAL"];
+            503: components["responses"]["Error503_UPSTREAM_UNAVAILABLE"];
         };
     };
     AdminUsersController_setNodeAccess: {
@@ -1423,6 +2524,14 @@ export interface operations {
                     "application/json": components["schemas"]["UserResponse"];
                 };
             };
+            400: components["responses"]["Error400_VALIDATION_FAILED"];
+            401: components["responses"]["Error401_UNAUTHENTICATED"];
+            403: components["responses"]["Error403_FORBIDDEN_ORIGIN_REJECTED"];
+            404: components["responses"]["Error404_NO_USER"];
+            413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["Error415_UNSUPPORTED_MEDIA_TYPE"];
+            500: components["responses"]["Error500_INTERNAL"];
+            503: components["responses"]["Error503_UPSTREAM_UNAVAILABLE"];
         };
     };
     AdminUsersController_setTrafficLimit: {
@@ -1448,6 +2557,14 @@ export interface operations {
                     "application/json": components["schemas"]["UserResponse"];
                 };
             };
+            400: components["responses"]["Error400_VALIDATION_FAILED"];
+            401: components["responses"]["Error401_UNAUTHENTICATED"];
+            403: components["responses"]["Error403_FORBIDDEN_ORIGIN_REJECTED"];
+            404: components["responses"]["Error404_NO_USER"];
+            413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["Error415_UNSUPPORTED_MEDIA_TYPE"];
+            500: components["responses"]["Error500_INTERNAL"];
+            503: components["responses"]["Error503_UPSTREAM_UNAVAILABLE"];
         };
     };
     AdminUsersController_setDefaultTrafficLimit: {
@@ -1471,6 +2588,13 @@ export interface operations {
                     "application/json": components["schemas"]["DefaultTrafficLimitResponse"];
                 };
             };
+            400: components["responses"]["Error400_VALIDATION_FAILED"];
+            401: components["responses"]["Error401_UNAUTHENTICATED"];
+            403: components["responses"]["Error403_FORBIDDEN_ORIGIN_REJECTED"];
+            413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["Error415_UNSUPPORTED_MEDIA_TYPE"];
+            500: components["responses"]["Error500_INTERNAL"];
+            503: components["responses"]["Error503_UPSTREAM_UNAVAILABLE"];
         };
     };
     TicketsController_list: {
@@ -1495,6 +2619,10 @@ export interface operations {
                     "application/json": components["schemas"]["TicketPageResponse"];
                 };
             };
+            400: components["responses"]["Error400_VALIDATION_FAILED"];
+            401: components["responses"]["Error401_UNAUTHENTICATED"];
+            500: components["responses"]["Error500_INTERNAL"];
+            503: components["responses"]["Error503_UPSTREAM_UNAVAILABLE"];
         };
     };
     TicketsController_open: {
@@ -1518,6 +2646,15 @@ export interface operations {
                     "application/json": components["schemas"]["TicketThreadResponse"];
                 };
             };
+            400: components["responses"]["Error400_VALIDATION_FAILED"];
+            401: components["responses"]["Error401_UNAUTHENTICATED"];
+            403: components["responses"]["Error403_ORIGIN_REJECTED"];
+            409: components["responses"]["Error409_CONFLICT"];
+            413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["Error415_UNSUPPORTED_MEDIA_TYPE"];
+            429: components["responses"]["Error429_RATE_LIMITED"];
+            500: components["responses"]["Error500_INTERNAL"];
+            503: components["responses"]["Error503_UPSTREAM_UNAVAILABLE"];
         };
     };
     TicketsController_thread: {
@@ -1539,6 +2676,11 @@ export interface operations {
                     "application/json": components["schemas"]["TicketThreadResponse"];
                 };
             };
+            400: components["responses"]["Error400_VALIDATION_FAILED"];
+            401: components["responses"]["Error401_UNAUTHENTICATED"];
+            404: components["responses"]["Error404_NO_TICKETS"];
+            500: components["responses"]["Error500_INTERNAL"];
+            503: components["responses"]["Error503_UPSTREAM_UNAVAILABLE"];
         };
     };
     TicketsController_reply: {
@@ -1564,6 +2706,16 @@ export interface operations {
                     "application/json": components["schemas"]["TicketMessageResponse"];
                 };
             };
+            400: components["responses"]["Error400_VALIDATION_FAILED"];
+            401: components["responses"]["Error401_UNAUTHENTICATED"];
+            403: components["responses"]["Error403_ORIGIN_REJECTED"];
+            404: components["responses"]["Error404_NO_TICKETS"];
+            409: components["responses"]["Error409_TICKET_CLOSED"];
+            413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["Error415_UNSUPPORTED_MEDIA_TYPE"];
+            429: components["responses"]["Error429_RATE_LIMITED"];
+            500: components["responses"]["Error500_INTERNAL"];
+            503: components["responses"]["Error503_UPSTREAM_UNAVAILABLE"];
         };
     };
     AdminTicketsController_queue: {
@@ -1589,6 +2741,11 @@ export interface operations {
                     "application/json": components["schemas"]["TicketPageResponse"];
                 };
             };
+            400: components["responses"]["Error400_VALIDATION_FAILED"];
+            401: components["responses"]["Error401_UNAUTHENTICATED"];
+            403: components["responses"]["Error403_FORBIDDEN"];
+            500: components["responses"]["Error500_INTERNAL"];
+            503: components["responses"]["Error503_UPSTREAM_UNAVAILABLE"];
         };
     };
     AdminTicketsController_thread: {
@@ -1610,6 +2767,12 @@ export interface operations {
                     "application/json": components["schemas"]["TicketThreadResponse"];
                 };
             };
+            400: components["responses"]["Error400_VALIDATION_FAILED"];
+            401: components["responses"]["Error401_UNAUTHENTICATED"];
+            403: components["responses"]["Error403_FORBIDDEN"];
+            404: components["responses"]["Error404_NO_TICKETS"];
+            500: components["responses"]["Error500_INTERNAL"];
+            503: components["responses"]["Error503_UPSTREAM_UNAVAILABLE"];
         };
     };
     AdminTicketsController_reply: {
@@ -1635,6 +2798,15 @@ export interface operations {
                     "application/json": components["schemas"]["TicketMessageResponse"];
                 };
             };
+            400: components["responses"]["Error400_VALIDATION_FAILED"];
+            401: components["responses"]["Error401_UNAUTHENTICATED"];
+            403: components["responses"]["Error403_FORBIDDEN_ORIGIN_REJECTED"];
+            404: components["responses"]["Error404_NO_TICKETS"];
+            409: components["responses"]["Error409_TICKET_CLOSED"];
+            413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["Error415_UNSUPPORTED_MEDIA_TYPE"];
+            500: components["responses"]["Error500_INTERNAL"];
+            503: components["responses"]["Error503_UPSTREAM_UNAVAILABLE"];
         };
     };
     AdminTicketsController_close: {
@@ -1657,6 +2829,14 @@ export interface operations {
                     "application/json": components["schemas"]["TicketResponse"];
                 };
             };
+            400: components["responses"]["Error400_VALIDATION_FAILED"];
+            401: components["responses"]["Error401_UNAUTHENTICATED"];
+            403: components["responses"]["Error403_FORBIDDEN_ORIGIN_REJECTED"];
+            404: components["responses"]["Error404_NO_TICKETS"];
+            413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["Error415_UNSUPPORTED_MEDIA_TYPE"];
+            500: components["responses"]["Error500_INTERNAL"];
+            503: components["responses"]["Error503_UPSTREAM_UNAVAILABLE"];
         };
     };
     GameController_start: {
@@ -1676,6 +2856,14 @@ export interface operations {
                     "application/json": components["schemas"]["RoundStartedResponse"];
                 };
             };
+            400: components["responses"]["Error400_VALIDATION_FAILED"];
+            401: components["responses"]["Error401_UNAUTHENTICATED"];
+            403: components["responses"]["Error403_ORIGIN_REJECTED"];
+            413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["Error415_UNSUPPORTED_MEDIA_TYPE"];
+            429: components["responses"]["Error429_RATE_LIMITED"];
+            500: components["responses"]["Error500_INTERNAL"];
+            503: components["responses"]["Error503_UPSTREAM_UNAVAILABLE"];
         };
     };
     GameController_score: {
@@ -1701,6 +2889,15 @@ export interface operations {
                     "application/json": components["schemas"]["ScoreResponse"];
                 };
             };
+            400: components["responses"]["Error400_VALIDATION_FAILED"];
+            401: components["responses"]["Error401_UNAUTHENTICATED"];
+            403: components["responses"]["Error403_ORIGIN_REJECTED"];
+            404: components["responses"]["Error404_NOT_FOUND"];
+            409: components["responses"]["Error409_ROUND_FINISHED_ROUND_EXPIRED"];
+            413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["Error415_UNSUPPORTED_MEDIA_TYPE"];
+            500: components["responses"]["Error500_INTERNAL"];
+            503: components["responses"]["Error503_UPSTREAM_UNAVAILABLE"];
         };
     };
     GameController_leaderboard: {
@@ -1720,6 +2917,9 @@ export interface operations {
                     "application/json": components["schemas"]["LeaderboardEntry"][];
                 };
             };
+            400: components["responses"]["Error400_VALIDATION_FAILED"];
+            500: components["responses"]["Error500_INTERNAL"];
+            503: components["responses"]["Error503_UPSTREAM_UNAVAILABLE"];
         };
     };
     PlansController_list: {
@@ -1740,6 +2940,9 @@ export interface operations {
                     "application/json": components["schemas"]["PlanResponse"][];
                 };
             };
+            400: components["responses"]["Error400_VALIDATION_FAILED"];
+            500: components["responses"]["Error500_INTERNAL"];
+            503: components["responses"]["Error503_UPSTREAM_UNAVAILABLE"];
         };
     };
     PlansController_upsert: {
@@ -1766,6 +2969,13 @@ export interface operations {
                     "application/json": components["schemas"]["AdminPlanResponse"];
                 };
             };
+            400: components["responses"]["Error400_VALIDATION_FAILED"];
+            401: components["responses"]["Error401_UNAUTHENTICATED"];
+            403: components["responses"]["Error403_FORBIDDEN_ORIGIN_REJECTED"];
+            413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["Error415_UNSUPPORTED_MEDIA_TYPE"];
+            500: components["responses"]["Error500_INTERNAL"];
+            503: components["responses"]["Error503_UPSTREAM_UNAVAILABLE"];
         };
     };
     InvoicesController_list: {
@@ -1790,6 +3000,10 @@ export interface operations {
                     "application/json": components["schemas"]["InvoicePageResponse"];
                 };
             };
+            400: components["responses"]["Error400_VALIDATION_FAILED"];
+            401: components["responses"]["Error401_UNAUTHENTICATED"];
+            500: components["responses"]["Error500_INTERNAL"];
+            503: components["responses"]["Error503_UPSTREAM_UNAVAILABLE"];
         };
     };
     InvoicesController_create: {
@@ -1805,6 +3019,7 @@ export interface operations {
             };
         };
         responses: {
+            /** @description 429 RATE_LIMITED (Retry-After) past RATE_INVOICES_PER_ACCOUNT or RATE_INVOICES_PER_ADDRESS */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -1813,6 +3028,14 @@ export interface operations {
                     "application/json": components["schemas"]["InvoiceResponse"];
                 };
             };
+            400: components["responses"]["Error400_VALIDATION_FAILED"];
+            401: components["responses"]["Error401_UNAUTHENTICATED"];
+            403: components["responses"]["Error403_ORIGIN_REJECTED"];
+            413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["Error415_UNSUPPORTED_MEDIA_TYPE"];
+            429: components["responses"]["Error429_RATE_LIMITED"];
+            500: components["responses"]["Error500_INTERNAL"];
+            503: components["responses"]["Error503_UPSTREAM_UNAVAILABLE"];
         };
     };
     InvoicesController_get: {
@@ -1835,6 +3058,11 @@ export interface operations {
                     "application/json": components["schemas"]["InvoiceResponse"];
                 };
             };
+            400: components["responses"]["Error400_VALIDATION_FAILED"];
+            401: components["responses"]["Error401_UNAUTHENTICATED"];
+            404: components["responses"]["Error404_NOT_FOUND"];
+            500: components["responses"]["Error500_INTERNAL"];
+            503: components["responses"]["Error503_UPSTREAM_UNAVAILABLE"];
         };
     };
     InvoicesController_confirm: {
@@ -1857,6 +3085,15 @@ export interface operations {
                     "application/json": components["schemas"]["ConfirmationResponse"];
                 };
             };
+            400: components["responses"]["Error400_VALIDATION_FAILED"];
+            401: components["responses"]["Error401_UNAUTHENTICATED"];
+            403: components["responses"]["Error403_ORIGIN_REJECTED"];
+            404: components["responses"]["Error404_NOT_FOUND"];
+            409: components["responses"]["Error409_INVOICE_NOT_PENDING_PAYMENT_NOT_FOUND"];
+            413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["Error415_UNSUPPORTED_MEDIA_TYPE"];
+            500: components["responses"]["Error500_INTERNAL"];
+            503: components["responses"]["Error503_UPSTREAM_UNAVAILABLE"];
         };
     };
     AdminInvoicesController_list: {
@@ -1883,6 +3120,75 @@ export interface operations {
                     "application/json": components["schemas"]["InvoicePageResponse"];
                 };
             };
+            400: components["responses"]["Error400_VALIDATION_FAILED"];
+            401: components["responses"]["Error401_UNAUTHENTICATED"];
+            403: components["responses"]["Error403_FORBIDDEN"];
+            500: components["responses"]["Error500_INTERNAL"];
+            503: components["responses"]["Error503_UPSTREAM_UNAVAILABLE"];
+        };
+    };
+    AdminInvoicesController_attachPayment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AttachPaymentRequest"];
+            };
+        };
+        responses: {
+            /** @description pays the invoice (pending or expired) with an unmatched payment, once, audited; 409 INVOICE_NOT_PENDING when paid already; 404 for an unknown or already used tx_ref */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConfirmationResponse"];
+                };
+            };
+            400: components["responses"]["Error400_VALIDATION_FAILED"];
+            401: components["responses"]["Error401_UNAUTHENTICATED"];
+            403: components["responses"]["Error403_FORBIDDEN_ORIGIN_REJECTED"];
+            404: components["responses"]["Error404_NOT_FOUND"];
+            409: components["responses"]["Error409_INVOICE_NOT_PENDING"];
+            413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["Error415_UNSUPPORTED_MEDIA_TYPE"];
+            500: components["responses"]["Error500_INTERNAL"];
+            503: components["responses"]["Error503_UPSTREAM_UNAVAILABLE"];
+        };
+    };
+    AdminPaymentsController_unmatchedList: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description a previous page's next_cursor (opaque) */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description money received that paid no invoice, newest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnmatchedPaymentPageResponse"];
+                };
+            };
+            400: components["responses"]["Error400_VALIDATION_FAILED"];
+            401: components["responses"]["Error401_UNAUTHENTICATED"];
+            403: components["responses"]["Error403_FORBIDDEN"];
+            500: components["responses"]["Error500_INTERNAL"];
+            503: components["responses"]["Error503_UPSTREAM_UNAVAILABLE"];
         };
     };
     TrialController_start: {
@@ -1903,6 +3209,619 @@ export interface operations {
                     "application/json": components["schemas"]["SubscriptionView"];
                 };
             };
+            400: components["responses"]["Error400_VALIDATION_FAILED"];
+            401: components["responses"]["Error401_UNAUTHENTICATED"];
+            403: components["responses"]["Error403_ORIGIN_REJECTED_TRIAL_TELEGRAM_ONLY"];
+            409: components["responses"]["Error409_TRIAL_USED"];
+            413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["Error415_UNSUPPORTED_MEDIA_TYPE"];
+            500: components["responses"]["Error500_INTERNAL"];
+            503: components["responses"]["Error503_UPSTREAM_UNAVAILABLE"];
+        };
+    };
+    PartnerAttachController_attach: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AttachPartnerRequest"];
+            };
+        };
+        responses: {
+            /** @description 404 NOT_FOUND for an unknown code; 409 ALREADY_ATTACHED when attached to another partner; 409 CONFLICT for your own code */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserResponse"];
+                };
+            };
+            400: components["responses"]["Error400_VALIDATION_FAILED"];
+            401: components["responses"]["Error401_UNAUTHENTICATED"];
+            403: components["responses"]["Error403_ORIGIN_REJECTED"];
+            404: components["responses"]["Error404_NOT_FOUND"];
+            409: components["responses"]["Error409_CONFLICT_ALREADY_ATTACHED"];
+            413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["Error415_UNSUPPORTED_MEDIA_TYPE"];
+            500: components["responses"]["Error500_INTERNAL"];
+            503: components["responses"]["Error503_UPSTREAM_UNAVAILABLE"];
+        };
+    };
+    PartnersController_earnings: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description a previous page's next_cursor (opaque) */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EarningsResponse"];
+                };
+            };
+            400: components["responses"]["Error400_VALIDATION_FAILED"];
+            401: components["responses"]["Error401_UNAUTHENTICATED"];
+            403: components["responses"]["Error403_FORBIDDEN"];
+            500: components["responses"]["Error500_INTERNAL"];
+            503: components["responses"]["Error503_UPSTREAM_UNAVAILABLE"];
+        };
+    };
+    PartnersController_list: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description a previous page's next_cursor (opaque) */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description own withdrawals, newest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WithdrawalPageResponse"];
+                };
+            };
+            400: components["responses"]["Error400_VALIDATION_FAILED"];
+            401: components["responses"]["Error401_UNAUTHENTICATED"];
+            403: components["responses"]["Error403_FORBIDDEN"];
+            500: components["responses"]["Error500_INTERNAL"];
+            503: components["responses"]["Error503_UPSTREAM_UNAVAILABLE"];
+        };
+    };
+    PartnersController_request: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateWithdrawalRequest"];
+            };
+        };
+        responses: {
+            /** @description 409 INSUFFICIENT_BALANCE when the amount exceeds what is available */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WithdrawalResponse"];
+                };
+            };
+            400: components["responses"]["Error400_VALIDATION_FAILED"];
+            401: components["responses"]["Error401_UNAUTHENTICATED"];
+            403: components["responses"]["Error403_FORBIDDEN_ORIGIN_REJECTED"];
+            409: components["responses"]["Error409_INSUFFICIENT_BALANCE"];
+            413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["Error415_UNSUPPORTED_MEDIA_TYPE"];
+            500: components["responses"]["Error500_INTERNAL"];
+            503: components["responses"]["Error503_UPSTREAM_UNAVAILABLE"];
+        };
+    };
+    AdminWithdrawalsController_list: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description a previous page's next_cursor (opaque) */
+                cursor?: string;
+                status?: "pending" | "approved" | "rejected" | "paid";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description newest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WithdrawalPageResponse"];
+                };
+            };
+            400: components["responses"]["Error400_VALIDATION_FAILED"];
+            401: components["responses"]["Error401_UNAUTHENTICATED"];
+            403: components["responses"]["Error403_FORBIDDEN"];
+            500: components["responses"]["Error500_INTERNAL"];
+            503: components["responses"]["Error503_UPSTREAM_UNAVAILABLE"];
+        };
+    };
+    AdminWithdrawalsController_approve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description pending → approved; 409 WITHDRAWAL_STATE when its state does not allow this move */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WithdrawalResponse"];
+                };
+            };
+            400: components["responses"]["Error400_VALIDATION_FAILED"];
+            401: components["responses"]["Error401_UNAUTHENTICATED"];
+            403: components["responses"]["Error403_FORBIDDEN_ORIGIN_REJECTED"];
+            404: components["responses"]["Error404_NOT_FOUND"];
+            409: components["responses"]["Error409_WITHDRAWAL_STATE"];
+            413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["Error415_UNSUPPORTED_MEDIA_TYPE"];
+            500: components["responses"]["Error500_INTERNAL"];
+            503: components["responses"]["Error503_UPSTREAM_UNAVAILABLE"];
+        };
+    };
+    AdminWithdrawalsController_reject: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RejectWithdrawalRequest"];
+            };
+        };
+        responses: {
+            /** @description pending or approved → rejected, the amount available again; 409 WITHDRAWAL_STATE when its state does not allow this move */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WithdrawalResponse"];
+                };
+            };
+            400: components["responses"]["Error400_VALIDATION_FAILED"];
+            401: components["responses"]["Error401_UNAUTHENTICATED"];
+            403: components["responses"]["Error403_FORBIDDEN_ORIGIN_REJECTED"];
+            404: components["responses"]["Error404_NOT_FOUND"];
+            409: components["responses"]["Error409_WITHDRAWAL_STATE"];
+            413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["Error415_UNSUPPORTED_MEDIA_TYPE"];
+            500: components["responses"]["Error500_INTERNAL"];
+            503: components["responses"]["Error503_UPSTREAM_UNAVAILABLE"];
+        };
+    };
+    AdminWithdrawalsController_paid: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PaidWithdrawalRequest"];
+            };
+        };
+        responses: {
+            /** @description approved → paid; 409 WITHDRAWAL_STATE when its state does not allow this move */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WithdrawalResponse"];
+                };
+            };
+            400: components["responses"]["Error400_VALIDATION_FAILED"];
+            401: components["responses"]["Error401_UNAUTHENTICATED"];
+            403: components["responses"]["Error403_FORBIDDEN_ORIGIN_REJECTED"];
+            404: components["responses"]["Error404_NOT_FOUND"];
+            409: components["responses"]["Error409_WITHDRAWAL_STATE"];
+            413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["Error415_UNSUPPORTED_MEDIA_TYPE"];
+            500: components["responses"]["Error500_INTERNAL"];
+            503: components["responses"]["Error503_UPSTREAM_UNAVAILABLE"];
+        };
+    };
+    AdminNodesController_list: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description a previous page's next_cursor (opaque) */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description oldest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NodePageResponse"];
+                };
+            };
+            400: components["responses"]["Error400_VALIDATION_FAILED"];
+            401: components["responses"]["Error401_UNAUTHENTICATED"];
+            403: components["responses"]["Error403_FORBIDDEN"];
+            500: components["responses"]["Error500_INTERNAL"];
+            503: components["responses"]["Error503_UPSTREAM_UNAVAILABLE"];
+        };
+    };
+    AdminNodesController_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateNodeRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NodeResponse"];
+                };
+            };
+            400: components["responses"]["Error400_VALIDATION_FAILED"];
+            401: components["responses"]["Error401_UNAUTHENTICATED"];
+            403: components["responses"]["Error403_FORBIDDEN_ORIGIN_REJECTED"];
+            413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["Error415_UNSUPPORTED_MEDIA_TYPE"];
+            500: components["responses"]["Error500_INTERNAL"];
+            503: components["responses"]["Error503_UPSTREAM_UNAVAILABLE"];
+        };
+    };
+    AdminNodesController_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NodeResponse"];
+                };
+            };
+            400: components["responses"]["Error400_VALIDATION_FAILED"];
+            401: components["responses"]["Error401_UNAUTHENTICATED"];
+            403: components["responses"]["Error403_FORBIDDEN"];
+            404: components["responses"]["Error404_NOT_FOUND"];
+            500: components["responses"]["Error500_INTERNAL"];
+            503: components["responses"]["Error503_UPSTREAM_UNAVAILABLE"];
+        };
+    };
+    AdminNodesController_remove: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description out of routing and health checks at once */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["Error400_VALIDATION_FAILED"];
+            401: components["responses"]["Error401_UNAUTHENTICATED"];
+            403: components["responses"]["Error403_FORBIDDEN_ORIGIN_REJECTED"];
+            404: components["responses"]["Error404_NOT_FOUND"];
+            413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["Error415_UNSUPPORTED_MEDIA_TYPE"];
+            500: components["responses"]["Error500_INTERNAL"];
+            503: components["responses"]["Error503_UPSTREAM_UNAVAILABLE"];
+        };
+    };
+    AdminNodesController_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateNodeRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NodeResponse"];
+                };
+            };
+            400: components["responses"]["Error400_VALIDATION_FAILED"];
+            401: components["responses"]["Error401_UNAUTHENTICATED"];
+            403: components["responses"]["Error403_FORBIDDEN_ORIGIN_REJECTED"];
+            404: components["responses"]["Error404_NOT_FOUND"];
+            413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["Error415_UNSUPPORTED_MEDIA_TYPE"];
+            500: components["responses"]["Error500_INTERNAL"];
+            503: components["responses"]["Error503_UPSTREAM_UNAVAILABLE"];
+        };
+    };
+    AdminNodesController_provision: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description SSH work runs in the background; 409 NODE_BUSY while one runs */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NodeWorkAcceptedResponse"];
+                };
+            };
+            400: components["responses"]["Error400_VALIDATION_FAILED"];
+            401: components["responses"]["Error401_UNAUTHENTICATED"];
+            403: components["responses"]["Error403_FORBIDDEN_ORIGIN_REJECTED"];
+            404: components["responses"]["Error404_NOT_FOUND"];
+            409: components["responses"]["Error409_NODE_BUSY"];
+            413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["Error415_UNSUPPORTED_MEDIA_TYPE"];
+            500: components["responses"]["Error500_INTERNAL"];
+            503: components["responses"]["Error503_UPSTREAM_UNAVAILABLE"];
+        };
+    };
+    AdminNodesController_restart: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description systemctl restart over SSH in the background */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["Error400_VALIDATION_FAILED"];
+            401: components["responses"]["Error401_UNAUTHENTICATED"];
+            403: components["responses"]["Error403_FORBIDDEN_ORIGIN_REJECTED"];
+            404: components["responses"]["Error404_NOT_FOUND"];
+            413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["Error415_UNSUPPORTED_MEDIA_TYPE"];
+            500: components["responses"]["Error500_INTERNAL"];
+            503: components["responses"]["Error503_UPSTREAM_UNAVAILABLE"];
+        };
+    };
+    RoutingController_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 402 SUBSCRIPTION_REQUIRED */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RoutingEntryResponse"][];
+                };
+            };
+            400: components["responses"]["Error400_VALIDATION_FAILED"];
+            401: components["responses"]["Error401_UNAUTHENTICATED"];
+            402: components["responses"]["Error402_SUBSCRIPTION_REQUIRED"];
+            500: components["responses"]["Error500_INTERNAL"];
+            503: components["responses"]["Error503_UPSTREAM_UNAVAILABLE"];
+        };
+    };
+    InternalController_validate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ValidateTokenRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidateTokenResponse"];
+                };
+            };
+            400: components["responses"]["Error400_VALIDATION_FAILED"];
+            401: components["responses"]["Error401_INTERNAL_SECRET_INVALID"];
+            403: components["responses"]["Error403_ORIGIN_REJECTED"];
+            413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["Error415_UNSUPPORTED_MEDIA_TYPE"];
+            500: components["responses"]["Error500_INTERNAL"];
+            503: components["responses"]["Error503_UPSTREAM_UNAVAILABLE"];
+        };
+    };
+    InternalController_traffic: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TrafficReportRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TrafficReportResponse"];
+                };
+            };
+            400: components["responses"]["Error400_VALIDATION_FAILED"];
+            401: components["responses"]["Error401_INTERNAL_SECRET_INVALID"];
+            403: components["responses"]["Error403_ORIGIN_REJECTED"];
+            404: components["responses"]["Error404_NOT_FOUND"];
+            413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["Error415_UNSUPPORTED_MEDIA_TYPE"];
+            500: components["responses"]["Error500_INTERNAL"];
+            503: components["responses"]["Error503_UPSTREAM_UNAVAILABLE"];
+        };
+    };
+    InternalController_limits: {
+        parameters: {
+            query: {
+                /** @description comma-separated user ids, at most 1000 */
+                user_ids: string[];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserLimitResponse"][];
+                };
+            };
+            400: components["responses"]["Error400_VALIDATION_FAILED"];
+            401: components["responses"]["Error401_INTERNAL_SECRET_INVALID"];
+            500: components["responses"]["Error500_INTERNAL"];
+            503: components["responses"]["Error503_UPSTREAM_UNAVAILABLE"];
+        };
+    };
+    BotController_webhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description a Telegram Update */
+        requestBody: {
+            content: {
+                "application/json": {
+                    update_id: number;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description received; a missing or wrong secret is 401 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["Error400_VALIDATION_FAILED"];
+            401: components["responses"]["Error401_UNAUTHENTICATED"];
+            403: components["responses"]["Error403_ORIGIN_REJECTED"];
+            413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["Error415_UNSUPPORTED_MEDIA_TYPE"];
+            500: components["responses"]["Error500_INTERNAL"];
+            503: components["responses"]["Error503_UPSTREAM_UNAVAILABLE"];
         };
     };
     AuditController_list: {
@@ -1926,6 +3845,11 @@ export interface operations {
                     "application/json": components["schemas"]["AuditPage"];
                 };
             };
+            400: components["responses"]["Error400_VALIDATION_FAILED"];
+            401: components["responses"]["Error401_UNAUTHENTICATED"];
+            403: components["responses"]["Error403_FORBIDDEN"];
+            500: components["responses"]["Error500_INTERNAL"];
+            503: components["responses"]["Error503_UPSTREAM_UNAVAILABLE"];
         };
     };
 }

@@ -88,8 +88,8 @@ export type ErrorCode =
 
 /**
  * One page of a paged list. The document names each page type on its own (`InvoicePage`,
- * `TicketPage` below); this generic form serves the lists it does not have yet (withdrawals), and
- * the checks at the end of the file hold it equal to the generated pages.
+ * `TicketPage` below); this generic form serves the lists of the client, and the checks at the end
+ * of the file hold it equal to the generated pages.
  */
 export interface Page<T> {
   items: T[];
@@ -215,13 +215,33 @@ export type ScoreResult = Schemas['ScoreResponse'];
 export type LeaderboardEntry = Schemas['LeaderboardEntry'];
 
 // ---------------------------------------------------------------------------------------------
+// Partners
+
+/** `POST /users/me/partner`: answers the user. */
+export type AttachPartnerRequest = Schemas['AttachPartnerRequest'];
+
+/** A partner's money in one currency, in minor units; `available` is never negative. */
+export type PartnerBalance = Schemas['BalanceView'];
+
+/** A commission on one paid invoice of an attached buyer; it keeps the percent of its time. */
+export type Commission = Schemas['CommissionView'];
+
+/** `GET /partners/me/earnings`: `recent` is one page, `next_cursor` the next one's. */
+export type PartnerEarnings = Schemas['EarningsResponse'];
+
+export type Withdrawal = Schemas['WithdrawalResponse'];
+
+export type WithdrawalStatus = Withdrawal['status'];
+
+/** `POST /partners/me/withdrawals`: `destination` is a TON address when `currency` is TON. */
+export type WithdrawalRequest = Schemas['CreateWithdrawalRequest'];
+
+/** `GET /partners/me/withdrawals`. */
+export type WithdrawalPage = Schemas['WithdrawalPageResponse'];
+
+// ---------------------------------------------------------------------------------------------
 // Not served yet: hand-written from the contract. Replace each with an alias of the generated
 // schema once its route is in the service's document.
-
-/** `POST /users/me/partner`. */
-export interface AttachPartnerRequest {
-  partner_code: string;
-}
 
 /** `GET /nodes/routing`: one online, provisioned node. */
 export interface RoutingEntry {
@@ -236,45 +256,6 @@ export interface RoutingEntry {
   sni_domain: string;
   /** One-time: the proxy accepts it once. */
   session_token: string;
-}
-
-export interface PartnerBalance {
-  currency: CurrencyCode;
-  earned: Money;
-  /** Pending plus approved withdrawals. */
-  requested: Money;
-  paid: Money;
-  /** earned − (requested + paid); never negative. */
-  available: Money;
-}
-
-/** The contract does not list a commission's fields; read them as unknown until it does. */
-export type Commission = Record<string, unknown>;
-
-/** `GET /partners/me/earnings`. */
-export interface PartnerEarnings {
-  partner_code: string;
-  commission_percent: number;
-  balances: PartnerBalance[];
-  recent: Commission[];
-}
-
-export type WithdrawalStatus = 'pending' | 'approved' | 'rejected' | 'paid';
-
-/** The contract names these fields and elides the rest. */
-export interface Withdrawal {
-  id: Uuid;
-  amount: Money;
-  currency: CurrencyCode;
-  destination: string;
-  status: WithdrawalStatus;
-}
-
-/** `POST /partners/me/withdrawals`. */
-export interface WithdrawalRequest {
-  amount: Money;
-  currency: CurrencyCode;
-  destination: string;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -296,6 +277,7 @@ type Body<P extends keyof paths, M extends keyof paths[P]> =
 type _RouteChecks = [
   Holds<Exact<Page<Invoice>, InvoicePage>>,
   Holds<Exact<Page<Ticket>, TicketPage>>,
+  Holds<Exact<Page<Withdrawal>, WithdrawalPage>>,
   Holds<Exact<PageQuery, NonNullable<paths['/api/v1/tickets']['get']['parameters']['query']>>>,
   Holds<Exact<Answer<'/api/v1/config', 'get', 200>, Config>>,
   Holds<Exact<Answer<'/api/v1/plans', 'get', 200>, Plan[]>>,
@@ -331,4 +313,16 @@ type _RouteChecks = [
   Holds<Exact<Body<'/api/v1/game/rounds/{id}/score', 'post'>, SubmitScoreRequest>>,
   Holds<Exact<Answer<'/api/v1/game/rounds/{id}/score', 'post', 200>, ScoreResult>>,
   Holds<Exact<Answer<'/api/v1/game/leaderboard', 'get', 200>, LeaderboardEntry[]>>,
+  Holds<Exact<Body<'/api/v1/users/me/partner', 'post'>, AttachPartnerRequest>>,
+  Holds<Exact<Answer<'/api/v1/users/me/partner', 'post', 200>, User>>,
+  Holds<Exact<Answer<'/api/v1/partners/me/earnings', 'get', 200>, PartnerEarnings>>,
+  Holds<Exact<Answer<'/api/v1/partners/me/withdrawals', 'get', 200>, WithdrawalPage>>,
+  Holds<Exact<Body<'/api/v1/partners/me/withdrawals', 'post'>, WithdrawalRequest>>,
+  Holds<Exact<Answer<'/api/v1/partners/me/withdrawals', 'post', 201>, Withdrawal>>,
+  Holds<
+    Exact<
+      NonNullable<paths['/api/v1/partners/me/earnings']['get']['parameters']['query']>,
+      PageQuery
+    >
+  >,
 ];

@@ -1,10 +1,11 @@
 import { Body, Controller, Get, Param, Patch, Post, Query, UseGuards } from '@nestjs/common';
-import { ApiCookieAuth, ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import type { AuthUser } from '../common/auth/auth-user';
 import { CurrentUser } from '../common/auth/current-user.decorator';
 import { OwnerGuard, StaffGuard } from '../common/auth/role.guards';
 import { UuidPipe } from '../common/validation';
-import { UserResponse } from '../users/dto/user.response';
+import { mapPage } from '../common/pagination';
+import { toUserViewResponse, UserResponse } from '../users/dto/user.response';
 import { AdminService } from './admin.service';
 import {
   AdminUsersPage,
@@ -16,9 +17,9 @@ import {
   NodeAccessRequest,
   UserTrafficLimitRequest,
 } from './dto/admin-users.dto';
+import { Answers } from '../common/openapi/answers';
 
 @ApiTags('admin')
-@ApiCookieAuth()
 @Controller('admin')
 export class AdminUsersController {
   constructor(private readonly admin: AdminService) {}
@@ -26,82 +27,97 @@ export class AdminUsersController {
   @Get('users')
   @UseGuards(StaffGuard)
   @ApiOkResponse({ type: AdminUsersPage })
-  list(@Query() query: AdminUsersQuery): Promise<AdminUsersPage> {
-    return this.admin.listUsers({ q: query.q, role: query.role }, query.limit, query.cursor);
+  async list(@Query() query: AdminUsersQuery): Promise<AdminUsersPage> {
+    const page = await this.admin.listUsers({ q: query.q, role: query.role }, query);
+    return mapPage(page, toUserViewResponse);
   }
 
+  @Answers('NO_USER')
   @Get('users/:id')
   @UseGuards(StaffGuard)
   @ApiOkResponse({ type: UserResponse })
-  get(@Param('id', UuidPipe) id: string): Promise<UserResponse> {
-    return this.admin.getUser(id);
+  async get(@Param('id', UuidPipe) id: string): Promise<UserResponse> {
+    return toUserViewResponse(await this.admin.getUser(id));
   }
 
+  @Answers('USERNAME_TAKEN')
   @Post('moderators')
   @UseGuards(OwnerGuard)
   @ApiCreatedResponse({ type: UserResponse })
-  createModerator(
+  async createModerator(
     @CurrentUser() caller: AuthUser,
     @Body() body: CreateStaffRequest,
   ): Promise<UserResponse> {
-    return this.admin.createStaff(caller.id, { ...body, role: 'moderator' });
+    return toUserViewResponse(
+      await this.admin.createStaff(caller.id, { ...body, role: 'moderator' }),
+    );
   }
 
+  @Answers('USERNAME_TAKEN', 'CONFLICT')
   @Post('partners')
   @UseGuards(StaffGuard)
   @ApiCreatedResponse({ type: UserResponse })
-  createPartner(
+  async createPartner(
     @CurrentUser() caller: AuthUser,
     @Body() body: CreatePartnerRequest,
   ): Promise<UserResponse> {
-    return this.admin.createStaff(caller.id, {
+    const partner = await this.admin.createStaff(caller.id, {
       username: body.username,
       password: body.password,
       role: 'partner',
       commissionPercent: body.commission_percent,
       partnerCode: body.partner_code,
     });
+    return toUserViewResponse(partner);
   }
 
+  @Answers('USERNAME_TAKEN')
   @Post('support')
   @UseGuards(OwnerGuard)
   @ApiCreatedResponse({ type: UserResponse })
-  createSupport(
+  async createSupport(
     @CurrentUser() caller: AuthUser,
     @Body() body: CreateStaffRequest,
   ): Promise<UserResponse> {
-    return this.admin.createStaff(caller.id, { ...body, role: 'support' });
+    return toUserViewResponse(
+      await this.admin.createStaff(caller.id, { ...body, role: 'support' }),
+    );
   }
 
+  @Answers('NO_USER')
   @Patch('users/:id/node-access')
   @UseGuards(OwnerGuard)
   @ApiOkResponse({ type: UserResponse })
-  setNodeAccess(
+  async setNodeAccess(
     @CurrentUser() caller: AuthUser,
     @Param('id', UuidPipe) id: string,
     @Body() body: NodeAccessRequest,
   ): Promise<UserResponse> {
-    return this.admin.setNodeAccess(caller.id, id, body.can_manage_nodes);
+    return toUserViewResponse(await this.admin.setNodeAccess(caller.id, id, body.can_manage_nodes));
   }
 
+  @Answers('NO_USER')
   @Patch('users/:id/traffic-limit')
   @UseGuards(StaffGuard)
   @ApiOkResponse({ type: UserResponse })
-  setTrafficLimit(
+  async setTrafficLimit(
     @CurrentUser() caller: AuthUser,
     @Param('id', UuidPipe) id: string,
     @Body() body: UserTrafficLimitRequest,
   ): Promise<UserResponse> {
-    return this.admin.setUserTrafficLimit(caller.id, id, body.traffic_limit_bytes);
+    return toUserViewResponse(
+      await this.admin.setUserTrafficLimit(caller.id, id, body.traffic_limit_bytes),
+    );
   }
 
   @Patch('settings/traffic-limit')
   @UseGuards(StaffGuard)
   @ApiOkResponse({ type: DefaultTrafficLimitResponse })
-  setDefaultTrafficLimit(
+  async setDefaultTrafficLimit(
     @CurrentUser() caller: AuthUser,
     @Body() body: DefaultTrafficLimitRequest,
   ): Promise<DefaultTrafficLimitResponse> {
-    return this.admin.setDefaultTrafficLimit(caller.id, body.default_bytes);
+    await this.admin.setDefaultTrafficLimit(caller.id, body.default_bytes);
+    return { default_bytes: body.default_bytes };
   }
 }

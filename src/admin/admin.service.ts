@@ -1,18 +1,21 @@
 import { NODE_ACCESS_ROLES } from '../common/auth/role.guards';
 import { Injectable } from '@nestjs/common';
-import { AUDIT_ACTIONS, AuditService, parseCursor } from '../audit/audit.service';
-import { DEFAULT_PAGE_LIMIT } from '../common/pagination';
-import { encodeCursor } from '../common/pagination';
+import { AUDIT_ACTIONS, AuditService } from '../audit/audit.service';
+import { keysetPage, type Page, type PageQuery, pagePosition } from '../common/pagination';
 import { hashPassword } from '../auth/passwords';
 import { AppError } from '../common/errors';
-import { DEFAULT_TRAFFIC_LIMIT_KEY } from '../settings-store/app-settings.repository';
-import { type UserResponse } from '../users/dto/user.response';
-import type { Role } from '../users/entities/user.entity';
-import { UsernameTakenCondition } from '../users/users.errors';
+import {
+  AppSettingsRepository,
+  DEFAULT_TRAFFIC_LIMIT_KEY,
+} from '../settings-store/app-settings.repository';
+import type { UserView } from '../users/dto/user.response';
+import type { Role, User } from '../users/entities/user.entity';
+import { PartnerCodeTakenCondition, UsernameTakenCondition } from '../users/users.errors';
+import { type NewStaff, UsersRepository } from '../users/users.repository';
+import { AdvisoryLocks } from '../database/advisory-lock';
+import { Transactional } from '@nestjs-cls/transactional';
 import { UsersService } from '../users/users.service';
-import { PartnerCodeTakenCondition } from './admin.errors';
 import { AdminRepository, type UserFilter } from './admin.repository';
-import type { AdminUsersPage, DefaultTrafficLimitResponse } from './dto/admin-users.dto';
 import { generatePartnerCode } from './partner-code';
 
 /** A generated partner code that collides is drawn again, a few times at most. */
@@ -33,37 +36,35 @@ export interface NewStaffAccount {
 export class AdminService {
   constructor(
     private readonly admin: AdminRepository,
+    private readonly usersRepo: UsersRepository,
+    private readonly appSettings: AppSettingsRepository,
+    private readonly locks: AdvisoryLocks,
     private readonly users: UsersService,
     private readonly audit: AuditService,
   ) {}
 
-  async listUsers(
-    filter: UserFilter,
-    limit = DEFAULT_PAGE_LIMIT,
-    cursor?: string,
-  ): Promise<AdminUsersPage> {
-    const after = parseCursor(cursor);
+  async listUsers(filter: UserFilter, query: PageQuery): Promise<Page<UserView>> {
+    const { after, limit } = pagePosition(query);
     const [rows, storedDefault] = await Promise.all([
       this.admin.pageUsers(filter, limit + 1, after),
-      this.admin.getDefaultLimit(),
+      this.appSettings.defaultTrafficLimit(),
     ]);
     const defaultLimit = this.users.effectiveDefault(storedDefault);
-    const page = rows.slice(0, limit);
-    const last = rows.length > limit ? page[page.length - 1] : undefined;
+    const page = keysetPage(rows, limit, (row) => ({ at: row.sortKey, id: row.user.id }));
     return {
       items: await this.users.views(
-        page.map((row) => row.user),
+        page.items.map((row) => row.user),
         defaultLimit,
       ),
-      next_cursor: last ? encodeCursor({ at: last.cursorAt, id: last.user.id }) : null,
+      next_cursor: page.next_cursor,
     };
   }
 
-  getUser(id: string): Promise<UserResponse> {
+  getUser(id: string): Promise<UserView> {
     return this.users.view(id);
   }
 
-  async createStaff(actorId: string, account: NewStaffAccount): Promise<UserResponse> {
+  async createStaff(actorId: string, account: NewStaffAccount): Promise<UserView> {
     const passwordHash = await hashPassword(account.password);
     const commissionPercent =
       account.role === 'partner' ? (account.commissionPercent ?? 0).toFixed(2) : null;
@@ -71,28 +72,12 @@ export class AdminService {
       const partnerCode =
         account.role === 'partner' ? (account.partnerCode ?? generatePartnerCode()) : null;
       try {
-        const created = await this.admin.transaction(async (manager) => {
-          const user = await this.admin.createStaff(manager, {
-            username: account.username,
-            passwordHash,
-            role: account.role,
-            commissionPercent,
-            partnerCode,
-          });
-          await this.audit.record(manager, {
-            actorId,
-            action: AUDIT_ACTIONS.staffCreated,
-            targetType: 'user',
-            targetId: user.id,
-            before: null,
-            after: {
-              username: user.username,
-              role: user.role,
-              commission_percent: commissionPercent === null ? null : Number(commissionPercent),
-              partner_code: partnerCode,
-            },
-          });
-          return user;
+        const created = await this.insertStaff(actorId, {
+          username: account.username,
+          passwordHash,
+          role: account.role,
+          commissionPercent,
+          partnerCode,
         });
         return await this.users.view(created.id);
       } catch (error) {
@@ -108,33 +93,55 @@ export class AdminService {
     }
   }
 
+  /** The account and its audit entry commit together; each attempt is its own transaction. */
+  @Transactional()
+  private async insertStaff(actorId: string, staff: NewStaff): Promise<User> {
+    const user = await this.usersRepo.createStaff(staff);
+    await this.audit.record({
+      actorId,
+      action: AUDIT_ACTIONS.staffCreated,
+      targetType: 'user',
+      targetId: user.id,
+      before: null,
+      after: {
+        username: user.username,
+        role: user.role,
+        commission_percent: staff.commissionPercent ? Number(staff.commissionPercent) : null,
+        partner_code: staff.partnerCode ?? null,
+      },
+    });
+    return user;
+  }
+
   /**
    * Grants or withdraws node management. The contract's node_manage is "owner, or staff with
    * can_manage_nodes", and staff are owners and moderators: partners and support cannot hold it.
    */
-  async setNodeAccess(actorId: string, targetId: string, value: boolean): Promise<UserResponse> {
-    await this.users.withNoUser(() =>
-      this.admin.transaction(async (manager) => {
-        const user = await this.admin.lockUser(manager, targetId);
-        if (value && (user.role === null || !NODE_ACCESS_ROLES.includes(user.role))) {
-          throw new AppError(
-            'CONFLICT',
-            `node access can only be given to staff accounts (${NODE_ACCESS_ROLES.join(', ')})`,
-          );
-        }
-        if (user.canManageNodes === value) return;
-        await this.admin.setCanManageNodes(manager, targetId, value);
-        await this.audit.record(manager, {
-          actorId,
-          action: AUDIT_ACTIONS.nodeAccessChanged,
-          targetType: 'user',
-          targetId,
-          before: { can_manage_nodes: user.canManageNodes },
-          after: { can_manage_nodes: value },
-        });
-      }),
-    );
+  async setNodeAccess(actorId: string, targetId: string, value: boolean): Promise<UserView> {
+    await this.users.withNoUser(() => this.changeNodeAccess(actorId, targetId, value));
     return this.users.view(targetId);
+  }
+
+  /** The user stays locked from the read to the audit entry, so before/after are exact. */
+  @Transactional()
+  private async changeNodeAccess(actorId: string, targetId: string, value: boolean): Promise<void> {
+    const user = await this.usersRepo.lockOne(targetId);
+    if (value && (user.role === null || !NODE_ACCESS_ROLES.includes(user.role))) {
+      throw new AppError(
+        'CONFLICT',
+        `node access can only be given to staff accounts (${NODE_ACCESS_ROLES.join(', ')})`,
+      );
+    }
+    if (user.canManageNodes === value) return;
+    await this.usersRepo.setCanManageNodes(targetId, value);
+    await this.audit.record({
+      actorId,
+      action: AUDIT_ACTIONS.nodeAccessChanged,
+      targetType: 'user',
+      targetId,
+      before: { can_manage_nodes: user.canManageNodes },
+      after: { can_manage_nodes: value },
+    });
   }
 
   /** A per-user override of the default limit; null removes it. */
@@ -142,50 +149,51 @@ export class AdminService {
     actorId: string,
     targetId: string,
     bytes: number | null,
-  ): Promise<UserResponse> {
-    const next = bytes === null ? null : String(bytes);
-    await this.users.withNoUser(() =>
-      this.admin.transaction(async (manager) => {
-        const user = await this.admin.lockUser(manager, targetId);
-        if (user.trafficLimitBytes === next) return;
-        await this.admin.setTrafficLimit(manager, targetId, next);
-        await this.audit.record(manager, {
-          actorId,
-          action: AUDIT_ACTIONS.trafficLimitChanged,
-          targetType: 'user',
-          targetId,
-          before: { traffic_limit_bytes: bytesOrNull(user.trafficLimitBytes) },
-          after: { traffic_limit_bytes: bytes },
-        });
-      }),
-    );
+  ): Promise<UserView> {
+    await this.users.withNoUser(() => this.changeTrafficLimit(actorId, targetId, bytes));
     return this.users.view(targetId);
   }
 
-  /** The default limit of users without an override; read per request, so it applies at once. */
-  async setDefaultTrafficLimit(
+  @Transactional()
+  private async changeTrafficLimit(
     actorId: string,
-    bytes: number,
-  ): Promise<DefaultTrafficLimitResponse> {
-    const next = String(bytes);
-    await this.admin.transaction(async (manager) => {
-      await this.admin.lockDefaultLimit(manager);
-      const stored = await this.admin.getDefaultLimit(manager);
-      if (stored === next) return;
-      await this.admin.setDefaultLimit(manager, next);
-      await this.audit.record(manager, {
-        actorId,
-        action: AUDIT_ACTIONS.defaultTrafficLimitChanged,
-        targetType: 'setting',
-        targetId: DEFAULT_TRAFFIC_LIMIT_KEY,
-        before: {
-          default_bytes: Number(this.users.effectiveDefault(stored)),
-          stored: stored !== null,
-        },
-        after: { default_bytes: bytes, stored: true },
-      });
+    targetId: string,
+    bytes: number | null,
+  ): Promise<void> {
+    const next = bytes === null ? null : String(bytes);
+    const user = await this.usersRepo.lockOne(targetId);
+    if (user.trafficLimitBytes === next) return;
+    await this.usersRepo.setTrafficLimit(targetId, next);
+    await this.audit.record({
+      actorId,
+      action: AUDIT_ACTIONS.trafficLimitChanged,
+      targetType: 'user',
+      targetId,
+      before: { traffic_limit_bytes: bytesOrNull(user.trafficLimitBytes) },
+      after: { traffic_limit_bytes: bytes },
     });
-    return { default_bytes: bytes };
+  }
+
+  /** The default limit of users without an override; read per request, so it applies at once. */
+  @Transactional()
+  async setDefaultTrafficLimit(actorId: string, bytes: number): Promise<void> {
+    const next = String(bytes);
+    // Changes of the default run one after another, also while its row does not exist yet.
+    await this.locks.lock(`app_settings:${DEFAULT_TRAFFIC_LIMIT_KEY}`);
+    const stored = await this.appSettings.defaultTrafficLimit();
+    if (stored === next) return;
+    await this.appSettings.setDefaultTrafficLimit(next);
+    await this.audit.record({
+      actorId,
+      action: AUDIT_ACTIONS.defaultTrafficLimitChanged,
+      targetType: 'setting',
+      targetId: DEFAULT_TRAFFIC_LIMIT_KEY,
+      before: {
+        default_bytes: Number(this.users.effectiveDefault(stored)),
+        stored: stored !== null,
+      },
+      after: { default_bytes: bytes, stored: true },
+    });
   }
 }
 

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, type EntityManager } from 'typeorm';
+import { TransactionHost } from '@nestjs-cls/transactional';
+import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { sqlRows } from '../database/sql';
-import { cursorAtSql, type KeysetCursor } from '../common/pagination';
+import { type KeysetCursor, keysetSql, positional } from '../common/pagination';
 
 export interface NewAuditEntry {
   /** The staff member who acted; null for the system itself. */
@@ -23,16 +23,16 @@ export interface AuditRow {
   before: unknown;
   after: unknown;
   created_at: Date;
-  cursor_at: string;
+  sortKey: string;
 }
 
-/** Every query on `audit_log`. */
+/** The owner of `audit_log`. */
 @Injectable()
 export class AuditRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>) {}
 
-  async insert(manager: EntityManager, entry: NewAuditEntry): Promise<void> {
-    await manager.query(
+  async insert(entry: NewAuditEntry): Promise<void> {
+    await this.txHost.tx.query(
       `INSERT INTO audit_log (actor_id, action, target_type, target_id, before, after)
        VALUES ($1, $2, $3, $4, $5::jsonb, $6::jsonb)`,
       [
@@ -49,17 +49,17 @@ export class AuditRepository {
   /** Newest first; `limit` rows after `after` (exclusive). */
   page(limit: number, after: KeysetCursor | null): Promise<AuditRow[]> {
     const params: unknown[] = [limit];
-    let where = '';
-    if (after) {
-      params.push(after.at, after.id);
-      where = 'WHERE (a.created_at, a.id) < ($2::timestamptz, $3::uuid)';
-    }
+    const keyset = keysetSql(
+      { at: 'a.created_at', id: 'a.id', direction: 'DESC' },
+      after,
+      positional(params),
+    );
     return sqlRows<AuditRow>(
-      this.dataSource,
+      this.txHost.tx,
       `SELECT a.id, a.actor_id, a.action, a.target_type, a.target_id, a.before, a.after,
-              a.created_at, ${cursorAtSql('a.created_at')} AS cursor_at
-         FROM audit_log a ${where}
-        ORDER BY a.created_at DESC, a.id DESC
+              a.created_at, ${keyset.selectSortKey}
+         FROM audit_log a WHERE ${keyset.after}
+        ORDER BY ${keyset.orderBy}
         LIMIT $1`,
       params,
     );

@@ -1,12 +1,5 @@
 import { Body, Controller, HttpCode, Param, Post, Req, UseGuards } from '@nestjs/common';
-import {
-  ApiCookieAuth,
-  ApiCreatedResponse,
-  ApiNoContentResponse,
-  ApiOkResponse,
-  ApiTags,
-  ApiTooManyRequestsResponse,
-} from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
 import type { AuthUser } from '../common/auth/auth-user';
 import { type CookieWriter, Cookies, REFRESH_COOKIE } from '../common/auth/cookies';
@@ -15,7 +8,9 @@ import { CookieAuthenticated } from '../common/auth/origin.guard';
 import { LoginThrottlerGuard } from '../common/auth/throttler.guard';
 import { AppError } from '../common/errors';
 import { Public } from '../common/public.decorator';
+import { RateLimited, type RateRule } from '../common/throttling/rate-limit.guard';
 import { UsersService } from '../users/users.service';
+import { toUserViewResponse } from '../users/dto/user.response';
 import { AuthService } from './auth.service';
 import {
   AdminLoginRequest,
@@ -30,8 +25,13 @@ import {
   UserEnvelope,
 } from './dto/auth.dto';
 import { type IssuedSession, SessionsService } from './sessions.service';
+import { StaffDevices } from './staff-devices';
+import { Answers } from '../common/openapi/answers';
 
 const LOGIN_CODE = /^[A-Za-z0-9_-]{1,64}$/;
+
+/** The public routes that make accounts, sessions or codes for anyone share one count per address. */
+const SIGNUP: RateRule = { name: 'signup', limit: 'signupPerAddress', by: 'address' };
 
 @ApiTags('auth')
 @Controller('auth')
@@ -40,9 +40,11 @@ export class AuthController {
     private readonly auth: AuthService,
     private readonly sessions: SessionsService,
     private readonly users: UsersService,
+    private readonly devices: StaffDevices,
   ) {}
 
   @Public()
+  @RateLimited(SIGNUP)
   @Post('seed')
   @ApiCreatedResponse({ type: SeedCreatedResponse })
   async createSeed(@Cookies() cookies: CookieWriter): Promise<SeedCreatedResponse> {
@@ -51,6 +53,11 @@ export class AuthController {
   }
 
   @Public()
+  @RateLimited(
+    { name: 'seed-login', limit: 'seedLoginPerAddress', by: 'address' },
+    { name: 'seed-login', limit: 'seedLoginPerSeed', by: 'seed' },
+  )
+  @Answers('INVALID_CREDENTIALS')
   @Post('seed/login')
   @HttpCode(200)
   @ApiOkResponse({ type: SeedLoginResponse })
@@ -63,6 +70,8 @@ export class AuthController {
   }
 
   @Public()
+  @RateLimited(SIGNUP)
+  @Answers('TELEGRAM_AUTH_INVALID')
   @Post('telegram')
   @HttpCode(200)
   @ApiOkResponse({ type: UserEnvelope })
@@ -75,25 +84,28 @@ export class AuthController {
   }
 
   @Public()
+  @RateLimited(SIGNUP)
   @Post('bot/login-codes')
   @ApiCreatedResponse({ type: LoginCodeResponse })
-  createLoginCode(): Promise<LoginCodeResponse> {
-    return this.auth.createLoginCode();
+  async createLoginCode(): Promise<LoginCodeResponse> {
+    return LoginCodeResponse.from(await this.auth.createLoginCode());
   }
 
   @Public()
+  @Answers('NOT_FOUND')
   @Post('bot/login-codes/:code/poll')
   @HttpCode(200)
   @ApiOkResponse({ type: PollLoginCodeResponse })
-  pollLoginCode(
+  async pollLoginCode(
     @Param('code') code: string,
     @Body() body: PollLoginCodeRequest,
   ): Promise<PollLoginCodeResponse> {
     if (!LOGIN_CODE.test(code)) throw new AppError('NOT_FOUND', 'no such login code');
-    return this.auth.pollLoginCode(code, body.poll_secret);
+    return PollLoginCodeResponse.from(await this.auth.pollLoginCode(code, body.poll_secret));
   }
 
   @Public()
+  @Answers('BOOTSTRAP_INVALID')
   @Post('exchange')
   @HttpCode(200)
   @ApiOkResponse({ type: UserEnvelope })
@@ -107,9 +119,9 @@ export class AuthController {
 
   @Public()
   @CookieAuthenticated()
+  @Answers('REFRESH_INVALID', 'REFRESH_REUSED')
   @Post('refresh')
   @HttpCode(200)
-  @ApiCookieAuth('refresh_token')
   @ApiOkResponse({ type: UserEnvelope })
   async refresh(@Req() request: Request, @Cookies() cookies: CookieWriter): Promise<UserEnvelope> {
     const token = (request.cookies as Record<string, unknown> | undefined)?.[REFRESH_COOKIE];
@@ -125,29 +137,34 @@ export class AuthController {
 
   @Post('logout')
   @HttpCode(204)
-  @ApiCookieAuth()
   @ApiNoContentResponse()
   async logout(@CurrentUser() caller: AuthUser, @Cookies() cookies: CookieWriter): Promise<void> {
-    await this.sessions.revoke(caller.sessionId);
+    await this.sessions.signOut(caller.sessionId);
     this.sessions.clearCookies(cookies);
   }
 
   @Public()
   @UseGuards(LoginThrottlerGuard)
+  @Answers('INVALID_CREDENTIALS')
   @Post('admin/login')
   @HttpCode(200)
   @ApiOkResponse({ type: UserEnvelope })
-  @ApiTooManyRequestsResponse({ description: 'too many attempts; see Retry-After' })
   async adminLogin(
     @Body() body: AdminLoginRequest,
+    @Req() request: Request,
     @Cookies() cookies: CookieWriter,
   ): Promise<UserEnvelope> {
-    const { session } = await this.auth.loginStaff(body.username, body.password);
+    const { user, session } = await this.auth.loginStaff(body.username, body.password);
+    this.devices.remember(
+      cookies,
+      request.cookies as Record<string, unknown> | undefined,
+      user.username ?? body.username.toLowerCase(),
+    );
     return this.signedIn(cookies, session);
   }
 
   private async signedIn(cookies: CookieWriter, session: IssuedSession): Promise<UserEnvelope> {
     this.sessions.setCookies(cookies, session);
-    return { user: await this.users.view(session.userId) };
+    return { user: toUserViewResponse(await this.users.view(session.userId)) };
   }
 }

@@ -1,14 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { TransactionHost } from '@nestjs-cls/transactional';
+import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { sqlRows } from '../database/sql';
-import type { Role } from '../users/entities/user.entity';
-
-export interface SessionCaller {
-  userId: string;
-  role: Role | null;
-  canManageNodes: boolean;
-}
 
 export type RotationResult =
   | { outcome: 'rotated'; userId: string; sessionId: string }
@@ -21,10 +14,13 @@ export type LoginCodeState =
   | { state: 'expired' }
   | { state: 'confirmed'; userId: string };
 
-/** Every query on refresh sessions, login codes and bootstrap tokens. */
+/** A login code still waiting for its confirmation. */
+const PENDING = `(confirmed_at IS NULL AND cancelled_at IS NULL AND expires_at > now())`;
+
+/** The owner of `refresh_sessions`, `login_codes` and `bootstrap_tokens`. */
 @Injectable()
 export class AuthRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>) {}
 
   async createSession(
     userId: string,
@@ -33,7 +29,7 @@ export class AuthRepository {
     familyId: string | null = null,
   ): Promise<string> {
     const rows = await sqlRows<{ id: string }>(
-      this.dataSource,
+      this.txHost.tx,
       `INSERT INTO refresh_sessions (user_id, family_id, token_hash, expires_at)
        VALUES ($1, COALESCE($2::uuid, gen_random_uuid()), $3, now() + make_interval(secs => $4))
        RETURNING id`,
@@ -42,75 +38,48 @@ export class AuthRepository {
     return rows[0].id;
   }
 
-  /** The caller behind an access token, while its session is not revoked. */
-  async activeSessionCaller(sessionId: string, userId: string): Promise<SessionCaller | null> {
-    const rows = await sqlRows<{ user_id: string; role: Role | null; can_manage_nodes: boolean }>(
-      this.dataSource,
-      `SELECT u.id AS user_id, u.role, u.can_manage_nodes
-           FROM refresh_sessions s JOIN users u ON u.id = s.user_id
-          WHERE s.id = $1 AND s.user_id = $2 AND s.revoked_at IS NULL`,
-      [sessionId, userId],
+  /**
+   * Marks the live session of `tokenHash` rotated; of any number of concurrent refreshes exactly
+   * one gets it (the conditional update). Null when it is not live.
+   */
+  async markRotated(tokenHash: Buffer): Promise<{ userId: string; familyId: string } | null> {
+    const [row] = await sqlRows<{ userId: string; familyId: string }>(
+      this.txHost.tx,
+      `UPDATE refresh_sessions SET rotated_at = now()
+        WHERE token_hash = $1 AND rotated_at IS NULL AND revoked_at IS NULL AND expires_at > now()
+        RETURNING user_id AS "userId", family_id AS "familyId"`,
+      [tokenHash],
     );
-    const row = rows[0];
-    return row
-      ? { userId: row.user_id, role: row.role, canManageNodes: row.can_manage_nodes }
-      : null;
+    return row ?? null;
+  }
+
+  async findSession(
+    tokenHash: Buffer,
+  ): Promise<{ userId: string; rotatedAt: Date | null; revokedAt: Date | null } | null> {
+    const [row] = await sqlRows<{ userId: string; rotatedAt: Date | null; revokedAt: Date | null }>(
+      this.txHost.tx,
+      `SELECT user_id AS "userId", rotated_at AS "rotatedAt", revoked_at AS "revokedAt"
+         FROM refresh_sessions WHERE token_hash = $1`,
+      [tokenHash],
+    );
+    return row ?? null;
   }
 
   /**
-   * Rotates the session of `tokenHash` and starts its successor in one transaction. The
-   * conditional update lets exactly one of any number of concurrent refreshes win; a token that
-   * was already rotated is reuse, and revokes every session of its user.
+   * Revokes every session of the sign-in `sessionId` belongs to (its refresh family): the access
+   * tokens issued before earlier refreshes name older rows of the family, and stop working too.
    */
-  async rotate(tokenHash: Buffer, newTokenHash: Buffer, ttlS: number): Promise<RotationResult> {
-    return this.dataSource.transaction(async (manager) => {
-      const rotated = await sqlRows<{ id: string; user_id: string; family_id: string }>(
-        manager,
-        `UPDATE refresh_sessions SET rotated_at = now()
-          WHERE token_hash = $1 AND rotated_at IS NULL AND revoked_at IS NULL AND expires_at > now()
-          RETURNING id, user_id, family_id`,
-        [tokenHash],
-      );
-      if (rotated[0]) {
-        const { user_id: userId, family_id: familyId } = rotated[0];
-        const created = await sqlRows<{ id: string }>(
-          manager,
-          `INSERT INTO refresh_sessions (user_id, family_id, token_hash, expires_at)
-           VALUES ($1, $2, $3, now() + make_interval(secs => $4)) RETURNING id`,
-          [userId, familyId, newTokenHash, ttlS],
-        );
-        return { outcome: 'rotated', userId, sessionId: created[0].id };
-      }
-      const found = await sqlRows<{
-        user_id: string;
-        rotated_at: Date | null;
-        revoked_at: Date | null;
-      }>(
-        manager,
-        'SELECT user_id, rotated_at, revoked_at FROM refresh_sessions WHERE token_hash = $1',
-        [tokenHash],
-      );
-      const session = found[0];
-      if (session && session.rotated_at !== null && session.revoked_at === null) {
-        await manager.query(
-          'UPDATE refresh_sessions SET revoked_at = now() WHERE user_id = $1 AND revoked_at IS NULL',
-          [session.user_id],
-        );
-        return { outcome: 'reused', userId: session.user_id };
-      }
-      return { outcome: 'invalid' };
-    });
-  }
-
-  async revokeSession(sessionId: string): Promise<void> {
-    await this.dataSource.query(
-      'UPDATE refresh_sessions SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL',
+  async revokeFamily(sessionId: string): Promise<void> {
+    await this.txHost.tx.query(
+      `UPDATE refresh_sessions SET revoked_at = now()
+        WHERE family_id = (SELECT family_id FROM refresh_sessions WHERE id = $1)
+          AND revoked_at IS NULL`,
       [sessionId],
     );
   }
 
   async revokeAllSessions(userId: string): Promise<void> {
-    await this.dataSource.query(
+    await this.txHost.tx.query(
       'UPDATE refresh_sessions SET revoked_at = now() WHERE user_id = $1 AND revoked_at IS NULL',
       [userId],
     );
@@ -118,7 +87,7 @@ export class AuthRepository {
 
   async createLoginCode(codeHash: Buffer, pollSecretHash: Buffer, ttlS: number): Promise<Date> {
     const rows = await sqlRows<{ expires_at: Date }>(
-      this.dataSource,
+      this.txHost.tx,
       `INSERT INTO login_codes (code_hash, poll_secret_hash, expires_at)
        VALUES ($1, $2, now() + make_interval(secs => $3)) RETURNING expires_at`,
       [codeHash, pollSecretHash, ttlS],
@@ -126,12 +95,40 @@ export class AuthRepository {
     return rows[0].expires_at;
   }
 
-  /** Confirms a pending, unexpired code for a user; false when there is none. */
+  /**
+   * Binds a pending code to the Telegram account that opened its link; the first account wins, and
+   * the same account may open it again. Its creation time, or null when the code is unknown, no
+   * longer pending, or was opened by another account.
+   */
+  async openLoginCode(codeHash: Buffer, userId: string): Promise<{ createdAt: Date } | null> {
+    const rows = await sqlRows<{ created_at: Date }>(
+      this.txHost.tx,
+      `UPDATE login_codes SET opened_by_user_id = $2
+        WHERE code_hash = $1 AND ${PENDING} AND (opened_by_user_id IS NULL OR opened_by_user_id = $2)
+        RETURNING created_at`,
+      [codeHash, userId],
+    );
+    return rows[0] ? { createdAt: rows[0].created_at } : null;
+  }
+
+  /** Confirms a pending code for the account that opened it; false when there is none. */
   async confirmLoginCode(codeHash: Buffer, userId: string): Promise<boolean> {
     const rows = await sqlRows(
-      this.dataSource,
+      this.txHost.tx,
       `UPDATE login_codes SET user_id = $2, confirmed_at = now()
-        WHERE code_hash = $1 AND confirmed_at IS NULL AND expires_at > now()
+        WHERE code_hash = $1 AND opened_by_user_id = $2 AND ${PENDING}
+        RETURNING code_hash`,
+      [codeHash, userId],
+    );
+    return rows.length > 0;
+  }
+
+  /** Ends a pending code at the request of the account that opened it; false when there is none. */
+  async cancelLoginCode(codeHash: Buffer, userId: string): Promise<boolean> {
+    const rows = await sqlRows(
+      this.txHost.tx,
+      `UPDATE login_codes SET cancelled_at = now()
+        WHERE code_hash = $1 AND opened_by_user_id = $2 AND ${PENDING}
         RETURNING code_hash`,
       [codeHash, userId],
     );
@@ -140,7 +137,7 @@ export class AuthRepository {
 
   async loginCodePollSecretHash(codeHash: Buffer): Promise<Buffer | null> {
     const rows = await sqlRows<{ poll_secret_hash: Buffer }>(
-      this.dataSource,
+      this.txHost.tx,
       'SELECT poll_secret_hash FROM login_codes WHERE code_hash = $1',
       [codeHash],
     );
@@ -153,7 +150,7 @@ export class AuthRepository {
    */
   async takeLoginCode(codeHash: Buffer): Promise<LoginCodeState> {
     const delivered = await sqlRows<{ user_id: string }>(
-      this.dataSource,
+      this.txHost.tx,
       `UPDATE login_codes SET delivered_at = now()
         WHERE code_hash = $1 AND confirmed_at IS NOT NULL AND delivered_at IS NULL AND expires_at > now()
         RETURNING user_id`,
@@ -161,8 +158,8 @@ export class AuthRepository {
     );
     if (delivered[0]) return { state: 'confirmed', userId: delivered[0].user_id };
     const rows = await sqlRows<{ pending: boolean }>(
-      this.dataSource,
-      `SELECT (confirmed_at IS NULL AND expires_at > now()) AS pending FROM login_codes WHERE code_hash = $1`,
+      this.txHost.tx,
+      `SELECT ${PENDING} AS pending FROM login_codes WHERE code_hash = $1`,
       [codeHash],
     );
     if (!rows[0]) return { state: 'unknown' };
@@ -170,7 +167,7 @@ export class AuthRepository {
   }
 
   async createBootstrapToken(tokenHash: Buffer, userId: string, ttlS: number): Promise<void> {
-    await this.dataSource.query(
+    await this.txHost.tx.query(
       `INSERT INTO bootstrap_tokens (token_hash, user_id, expires_at)
        VALUES ($1, $2, now() + make_interval(secs => $3))`,
       [tokenHash, userId, ttlS],
@@ -180,12 +177,32 @@ export class AuthRepository {
   /** Uses a bootstrap token once; the user it was issued for, or null. */
   async useBootstrapToken(tokenHash: Buffer): Promise<string | null> {
     const rows = await sqlRows<{ user_id: string }>(
-      this.dataSource,
+      this.txHost.tx,
       `UPDATE bootstrap_tokens SET used_at = now()
         WHERE token_hash = $1 AND used_at IS NULL AND expires_at > now()
         RETURNING user_id`,
       [tokenHash],
     );
     return rows[0]?.user_id ?? null;
+  }
+
+  /**
+   * Deletes up to `batch` rows of `table` past their expiry; returns how many. Expired login
+   * codes and bootstrap tokens answer like unknown ones; an expired refresh session, rotated or
+   * revoked or not, is refused like an unknown one, and reuse of a rotated token matters only until
+   * it would have expired.
+   */
+  async deleteExpired(
+    table: 'login_codes' | 'bootstrap_tokens' | 'refresh_sessions',
+    batch: number,
+  ): Promise<number> {
+    const rows = await sqlRows(
+      this.txHost.tx,
+      `DELETE FROM ${table}
+        WHERE ctid = ANY(ARRAY(SELECT ctid FROM ${table} WHERE expires_at < now() LIMIT $1))
+        RETURNING 1`,
+      [batch],
+    );
+    return rows.length;
   }
 }

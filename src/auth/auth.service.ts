@@ -7,11 +7,7 @@ import { SETTINGS } from '../config/settings.module';
 import type { User } from '../users/entities/user.entity';
 import { UsersRepository } from '../users/users.repository';
 import { AuthRepository } from './auth.repository';
-import type {
-  LoginCodeResponse,
-  PollLoginCodeResponse,
-  TelegramLoginRequest,
-} from './dto/auth.dto';
+import type { TelegramLoginRequest } from './dto/auth.dto';
 import { hashPassword, needsRehash, verifyPassword } from './passwords';
 import { generateSeed, hashSeed } from './seeds';
 import { type IssuedSession, SessionsService } from './sessions.service';
@@ -19,6 +15,21 @@ import { verifyWidget } from './telegram-widget';
 
 export const LOGIN_CODE_TTL_S = 10 * 60;
 export const BOOTSTRAP_TOKEN_TTL_S = 5 * 60;
+
+/** A new bot login code and the secret its poller proves itself with. */
+export interface LoginCode {
+  code: string;
+  pollSecret: string;
+  /** The bot's `login_<code>` link; null when no bot is configured. */
+  deepLink: string | null;
+  expiresAt: Date;
+}
+
+/** A poll's answer; `bootstrapToken` is handed out once, with `confirmed`. */
+export interface LoginCodePoll {
+  status: 'pending' | 'confirmed' | 'expired';
+  bootstrapToken?: string;
+}
 
 /** The ways to sign in. Each ends in a new session. */
 @Injectable()
@@ -68,7 +79,7 @@ export class AuthService {
     return { user, session: await this.sessions.start(user) };
   }
 
-  async createLoginCode(): Promise<LoginCodeResponse> {
+  async createLoginCode(): Promise<LoginCode> {
     const code = randomToken(16);
     const pollSecret = randomToken(32);
     const expiresAt = await this.repository.createLoginCode(
@@ -79,22 +90,32 @@ export class AuthService {
     const bot = readPublicConfig().bot_username;
     return {
       code,
-      poll_secret: pollSecret,
-      deep_link: bot ? `https://t.me/${bot}?start=login_${code}` : null,
-      expires_at: expiresAt.toISOString(),
+      pollSecret,
+      deepLink: bot ? `https://t.me/${bot}?start=login_${code}` : null,
+      expiresAt,
     };
   }
 
-  /** Called by the bot when a Telegram user opens `login_<code>`. */
-  async confirmLoginCode(
-    code: string,
-    telegram: { tgId: number; username: string | null },
-  ): Promise<boolean> {
-    const user = await this.users.upsertTelegramUser(telegram.tgId, telegram.username);
-    return this.repository.confirmLoginCode(sha256(code), user.id);
+  /**
+   * The bot's first step when a Telegram account opens `login_<code>`: the code is bound to that
+   * account, and nothing is signed in yet. When the code was made, or null when it cannot be used
+   * (unknown, expired, cancelled, confirmed, or opened by another account).
+   */
+  async openLoginCode(code: string, userId: string): Promise<{ createdAt: Date } | null> {
+    return this.repository.openLoginCode(sha256(code), userId);
   }
 
-  async pollLoginCode(code: string, pollSecret: string): Promise<PollLoginCodeResponse> {
+  /** Confirm, pressed by the account that opened the code while it is pending. */
+  async confirmLoginCode(code: string, userId: string): Promise<boolean> {
+    return this.repository.confirmLoginCode(sha256(code), userId);
+  }
+
+  /** Cancel, pressed by the account that opened the code: the app's poll then answers `expired`. */
+  async cancelLoginCode(code: string, userId: string): Promise<boolean> {
+    return this.repository.cancelLoginCode(sha256(code), userId);
+  }
+
+  async pollLoginCode(code: string, pollSecret: string): Promise<LoginCodePoll> {
     const codeHash = sha256(code);
     const storedSecret = await this.repository.loginCodePollSecretHash(codeHash);
     if (!storedSecret || !secretsEqual(sha256(pollSecret), storedSecret)) {
@@ -105,7 +126,7 @@ export class AuthService {
       case 'confirmed':
         return {
           status: 'confirmed',
-          bootstrap_token: await this.issueBootstrapToken(taken.userId),
+          bootstrapToken: await this.issueBootstrapToken(taken.userId),
         };
       case 'pending':
         return { status: 'pending' };

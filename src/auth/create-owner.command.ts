@@ -2,17 +2,15 @@ import { createInterface } from 'node:readline';
 import { Writable } from 'node:stream';
 import { validateSync } from 'class-validator';
 import { plainToInstance } from 'class-transformer';
-import { DataSource } from 'typeorm';
 import { type Settings } from '../config/settings';
-import { dataSourceOptions } from '../database/data-source';
-import { User } from '../users/entities/user.entity';
+import { startCommandContext } from '../database/command-context';
 import { StaffCredentials } from '../users/dto/staff.dto';
 import { UsernameTakenCondition } from '../users/users.errors';
 import { UsersRepository } from '../users/users.repository';
 import { hashPassword } from './passwords';
 
 /**
- * `node dist/src/main.js --create-owner`: asks for a username and a password (not echoed on a
+ * `node dist/main.js --create-owner`: asks for a username and a password (not echoed on a
  * terminal; read as two lines from stdin otherwise), creates the owner and returns the exit code.
  */
 export async function runCreateOwner(settings: Settings, databaseUrl: string): Promise<number> {
@@ -25,12 +23,9 @@ export async function runCreateOwner(settings: Settings, databaseUrl: string): P
     console.error(`cannot create the owner:\n  ${problems.join('\n  ')}`);
     return 1;
   }
-  const dataSource = new DataSource(
-    dataSourceOptions(databaseUrl, { migrationsRun: settings.migrationsRun }),
-  );
-  await dataSource.initialize();
+  const context = await startCommandContext(settings, databaseUrl, [UsersRepository]);
   try {
-    const users = new UsersRepository(dataSource.getRepository(User));
+    const users = context.get(UsersRepository);
     const owner = await users.createStaff({
       username: credentials.username,
       passwordHash: await hashPassword(credentials.password),
@@ -45,7 +40,7 @@ export async function runCreateOwner(settings: Settings, databaseUrl: string): P
     }
     throw error;
   } finally {
-    await dataSource.destroy();
+    await context.close();
   }
 }
 
@@ -65,6 +60,7 @@ async function promptCredentials(): Promise<{ username: string; password: string
     terminal: tty,
   });
   const lines = rl[Symbol.asyncIterator]();
+  // The username is trimmed; the password is kept exactly as typed, as sign-in compares it.
   const ask = async (question: string, hidden: boolean): Promise<string> => {
     // Raw mode keeps the terminal itself from echoing; readline's echo goes to the muted stream.
     if (tty && hidden) process.stdin.setRawMode(true);
@@ -73,7 +69,8 @@ async function promptCredentials(): Promise<{ username: string; password: string
     const next = await lines.next();
     muted = false;
     if (hidden) process.stdout.write('\n');
-    return next.done ? '' : String(next.value).trim();
+    const line = next.done ? '' : String(next.value);
+    return hidden ? line : line.trim();
   };
   try {
     const username = await ask('Owner username: ', false);

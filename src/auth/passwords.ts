@@ -1,4 +1,5 @@
 import * as argon2 from 'argon2';
+import { Limiter } from '../common/limiter';
 
 /** OWASP's argon2id minimum: 19 MiB, 2 passes, 1 lane. argon2 adds its own random salt per hash. */
 export const ARGON2_OPTIONS = {
@@ -8,8 +9,16 @@ export const ARGON2_OPTIONS = {
   parallelism: 1,
 } as const;
 
+/**
+ * Each argon2 run takes its 19 MiB for as long as it lasts; fifty staff signing in at once would
+ * hold that many, and leave it to the allocator afterwards. At most this many run at once; the
+ * others wait their turn (a sign-in is slower under such a burst, never refused).
+ */
+export const ARGON2_AT_ONCE = 2;
+const argon2Slots = new Limiter(ARGON2_AT_ONCE);
+
 export function hashPassword(password: string): Promise<string> {
-  return argon2.hash(password, ARGON2_OPTIONS);
+  return argon2Slots.run(() => argon2.hash(password, ARGON2_OPTIONS));
 }
 
 // Verified against when the username is unknown, so both failures take about as long.
@@ -22,10 +31,11 @@ export async function verifyPassword(
 ): Promise<boolean> {
   if (storedHash === null) {
     dummyHash ??= hashPassword('dummy password that never matches');
-    await argon2.verify(await dummyHash, password).catch(() => false);
+    const hash = await dummyHash;
+    await argon2Slots.run(() => argon2.verify(hash, password)).catch(() => false);
     return false;
   }
-  return argon2.verify(storedHash, password).catch(() => false);
+  return argon2Slots.run(() => argon2.verify(storedHash, password)).catch(() => false);
 }
 
 /** True when the hash was made with other parameters than today's, and should be redone. */

@@ -8,7 +8,8 @@ import { randomToken, sha256 } from '../common/secrets';
 import { type Settings } from '../config/settings';
 import { SETTINGS } from '../config/settings.module';
 import type { Role } from '../users/entities/user.entity';
-import { AuthRepository } from './auth.repository';
+import { AuthRepository, type RotationResult } from './auth.repository';
+import { Transactional } from '@nestjs-cls/transactional';
 
 export interface AccessClaims {
   sub: string;
@@ -68,11 +69,7 @@ export class SessionsService {
       throw new AppError('REFRESH_INVALID', 'missing or unknown refresh token');
     }
     const next = randomToken(32);
-    const result = await this.repository.rotate(
-      sha256(refreshToken),
-      sha256(next),
-      this.settings.refreshTokenTtlS,
-    );
+    const result = await this.rotate(sha256(refreshToken), sha256(next));
     switch (result.outcome) {
       case 'rotated':
         return {
@@ -91,8 +88,33 @@ export class SessionsService {
     }
   }
 
-  revoke(sessionId: string): Promise<void> {
-    return this.repository.revokeSession(sessionId);
+  /**
+   * Rotates the session of `tokenHash` and starts its successor, together. A token that was
+   * already rotated is reuse, and revokes every session of its user.
+   */
+  @Transactional()
+  private async rotate(tokenHash: Buffer, newTokenHash: Buffer): Promise<RotationResult> {
+    const rotated = await this.repository.markRotated(tokenHash);
+    if (rotated) {
+      const sessionId = await this.repository.createSession(
+        rotated.userId,
+        newTokenHash,
+        this.settings.refreshTokenTtlS,
+        rotated.familyId,
+      );
+      return { outcome: 'rotated', userId: rotated.userId, sessionId };
+    }
+    const session = await this.repository.findSession(tokenHash);
+    if (session && session.rotatedAt !== null && session.revokedAt === null) {
+      await this.repository.revokeAllSessions(session.userId);
+      return { outcome: 'reused', userId: session.userId };
+    }
+    return { outcome: 'invalid' };
+  }
+
+  /** Ends the whole sign-in: every access and refresh token of its family stops working. */
+  signOut(sessionId: string): Promise<void> {
+    return this.repository.revokeFamily(sessionId);
   }
 
   revokeAll(userId: string): Promise<void> {

@@ -10,6 +10,9 @@ export const RECONCILE_INTERVAL = 'billing.reconcile';
 /** The PostgreSQL advisory lock that keeps reconciliation to one instance at a time. */
 export const RECONCILE_LOCK_KEY = 7_000_001;
 
+/** The PostgreSQL advisory lock under which one instance at a time reads the TON wallet. */
+export const TON_SCAN_LOCK_KEY = 7_000_002;
+
 /** The plan name a trial subscription carries. */
 export const TRIAL_PLAN_NAME = 'trial';
 

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { UsersModule } from '../users/users.module';
 import { AuditModule } from '../audit/audit.module';
 import { BillingRepository } from './billing.repository';
 import { BillingService } from './billing.service';
@@ -6,9 +7,14 @@ import { Clock, SystemClock } from './clock';
 import { ConfirmationService } from './confirmation.service';
 import {
   AdminInvoicesController,
+  AdminPaymentsController,
   InvoicesController,
-  TrialController,
 } from './invoices.controller';
+import { ReceivedPaymentsRepository } from './received-payments.repository';
+import { ToncenterClient } from './providers/toncenter.client';
+import { UnmatchedPaymentsService } from './unmatched-payments.service';
+import { ThrottlingModule } from '../common/throttling/throttling.module';
+import { TrialController } from './trial.controller';
 import { PlansController } from './plans.controller';
 import { PlansRepository } from './plans.repository';
 import { PlansService } from './plans.service';
@@ -21,15 +27,25 @@ import { TelegramProvider } from './providers/telegram.provider';
 import { TonRates } from './providers/ton-rates';
 import { TonProvider } from './providers/ton.provider';
 import { ReconciliationService } from './reconciliation.service';
-import { SubscriptionsRepository } from './subscriptions.repository';
+import { CommissionsRepository } from './commissions.repository';
+import { TelegramPaymentsService } from './telegram-payments.service';
 
 @Module({
-  imports: [AuditModule],
-  controllers: [PlansController, InvoicesController, AdminInvoicesController, TrialController],
+  imports: [AuditModule, UsersModule, ThrottlingModule],
+  controllers: [
+    PlansController,
+    InvoicesController,
+    AdminInvoicesController,
+    AdminPaymentsController,
+    TrialController,
+  ],
   providers: [
     BillingRepository,
+    ReceivedPaymentsRepository,
+    ToncenterClient,
+    UnmatchedPaymentsService,
     PlansRepository,
-    SubscriptionsRepository,
+    CommissionsRepository,
     { provide: Clock, useClass: SystemClock },
     TonRates,
     TonProvider,
@@ -47,8 +63,10 @@ import { SubscriptionsRepository } from './subscriptions.repository';
     BillingService,
     PlansService,
     ReconciliationService,
+    TelegramPaymentsService,
   ],
-  // The bot records Telegram payments through BillingService.recordTelegramPayment.
-  exports: [BillingService, ReconciliationService],
+  // The bot buys through BillingService and PlansService and settles Telegram payments through
+  // TelegramPaymentsService; reminders read the time from the Clock.
+  exports: [BillingService, PlansService, ReconciliationService, TelegramPaymentsService, Clock],
 })
 export class BillingModule {}

@@ -1,12 +1,12 @@
 import { isUUID } from 'class-validator';
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource, EntityManager } from 'typeorm';
+import { TransactionHost } from '@nestjs-cls/transactional';
+import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { isUniqueViolation } from '../database/postgres-errors';
 import { sqlRows } from '../database/sql';
-import { CommentTakenCondition } from './billing.errors';
+import { CommentTakenCondition, TxRefUsedCondition } from './billing.errors';
 import type { InvoiceProvider, InvoiceStatus } from './entities/invoice.entity';
-import type { KeysetCursor } from '../common/pagination';
+import { type KeysetCursor, type KeysetOrder, keysetSql, positional } from '../common/pagination';
 
 export interface InvoiceRecord {
   id: string;
@@ -61,54 +61,49 @@ export const INVOICE = `i.id, i.user_id AS "userId", i.plan_name AS "planName", 
 const TELEGRAM_PAYMENT = `tp.telegram_payment_charge_id AS "chargeId", tp.invoice_id AS "invoiceId",
   tp.tg_id AS "tgId", tp.currency, tp.total_amount AS "totalAmount"`;
 
-const SORT_KEY = `to_char(i.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS "sortKey"`;
+const NEWEST_FIRST: KeysetOrder = { at: 'i.created_at', id: 'i.id', direction: 'DESC' };
 
-/** Every query on `invoices` and `telegram_payments`. */
+// The statements that run often or over growing tables, exported so their plans can be checked.
+
+/** The expiry job: through IDX_invoices_pending_expiry, never over every expired invoice. */
+export const EXPIRE_STALE_SQL = `UPDATE invoices SET status = 'expired'
+  WHERE status = 'pending' AND expires_at <= now() RETURNING id`;
+
+/** Reconciliation's Telegram charges ($1 days, $2 rows at most). */
+export const RECENT_TELEGRAM_PAYMENTS_SQL = `SELECT ${TELEGRAM_PAYMENT} FROM telegram_payments tp
+  JOIN invoices i ON i.id = tp.invoice_id AND i.status <> 'paid'
+  WHERE tp.created_at > now() - make_interval(days => $1) ORDER BY tp.created_at LIMIT $2`;
+
+/** A page of invoices newest first (the user's own list and the staff list). */
+export function invoicePageQuery(
+  filter: InvoiceFilter,
+  after: KeysetCursor | null,
+  limit: number,
+): { sql: string; params: unknown[] } {
+  const params: unknown[] = [limit, filter.userId ?? null, filter.status ?? null];
+  const keyset = keysetSql(NEWEST_FIRST, after, positional(params));
+  // Each filter is spelled out only when given, so the planner picks the index that fits it.
+  const where = [
+    filter.userId ? 'i.user_id = $2' : '$2::uuid IS NULL',
+    filter.status ? 'i.status = $3' : '$3::text IS NULL',
+    keyset.after,
+  ].join(' AND ');
+  return {
+    sql: `SELECT ${INVOICE}, ${keyset.selectSortKey} FROM invoices i WHERE ${where}
+      ORDER BY ${keyset.orderBy} LIMIT $1`,
+    params,
+  };
+}
+
+/** The owner of `invoices` and `telegram_payments`. */
 @Injectable()
 export class BillingRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
-
-  transaction<T>(work: (tx: EntityManager) => Promise<T>): Promise<T> {
-    return this.dataSource.transaction(work);
-  }
-
-  /**
-   * Runs `work` while holding a transaction-scoped advisory lock on a connection of its own;
-   * null, without running it, when another instance holds the lock.
-   */
-  withAdvisoryLock<T>(key: number, work: () => Promise<T>): Promise<T | null> {
-    return this.dataSource.transaction(async (tx) => {
-      const [row] = await sqlRows<{ locked: boolean }>(
-        tx,
-        `SELECT pg_try_advisory_xact_lock($1) AS locked`,
-        [key],
-      );
-      return row.locked ? work() : null;
-    });
-  }
-
-  // Invoices
-
-  /**
-   * Locks the user's row until the transaction ends: one user's invoice creations run one after
-   * another, so a count of its pending invoices stays true until the insert. False: no such user.
-   */
-  async lockUser(tx: EntityManager, userId: string): Promise<boolean> {
-    const rows = await sqlRows<{ id: string }>(
-      tx,
-      `SELECT id FROM users WHERE id = $1 FOR NO KEY UPDATE`,
-      [userId],
-    );
-    return rows.length > 0;
-  }
+  constructor(private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>) {}
 
   /** The user's invoices still waiting for a payment (pending and not past their expiry). */
-  async pendingInvoiceCount(
-    userId: string,
-    runner: DataSource | EntityManager = this.dataSource,
-  ): Promise<number> {
+  async pendingInvoiceCount(userId: string): Promise<number> {
     const [row] = await sqlRows<{ n: number }>(
-      runner,
+      this.txHost.tx,
       `SELECT count(*)::int AS n FROM invoices
        WHERE user_id = $1 AND status = 'pending' AND expires_at > now()`,
       [userId],
@@ -116,13 +111,10 @@ export class BillingRepository {
     return row.n;
   }
 
-  async insertInvoice(
-    invoice: NewInvoice,
-    runner: DataSource | EntityManager = this.dataSource,
-  ): Promise<InvoiceRecord> {
+  async insertInvoice(invoice: NewInvoice): Promise<InvoiceRecord> {
     try {
       const [inserted] = await sqlRows<InvoiceRecord>(
-        runner,
+        this.txHost.tx,
         `INSERT INTO invoices AS i
            (id, user_id, plan_name, currency, amount, provider, payment, comment, expires_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, now() + make_interval(hours => $9))
@@ -146,12 +138,9 @@ export class BillingRepository {
     }
   }
 
-  async findInvoice(
-    id: string,
-    runner: DataSource | EntityManager = this.dataSource,
-  ): Promise<InvoiceRecord | null> {
+  async findInvoice(id: string): Promise<InvoiceRecord | null> {
     const [invoice] = await sqlRows<InvoiceRecord>(
-      runner,
+      this.txHost.tx,
       `SELECT ${INVOICE} FROM invoices i WHERE i.id = $1`,
       [id],
     );
@@ -160,32 +149,16 @@ export class BillingRepository {
 
   /** Invoices newest first, optionally of one user or in one status. */
   page(filter: InvoiceFilter, after: KeysetCursor | null, limit: number): Promise<ListedInvoice[]> {
-    const params: unknown[] = [limit, filter.userId ?? null, filter.status ?? null];
-    let position = '';
-    if (after) {
-      params.push(after.at, after.id);
-      position = `AND (i.created_at, i.id) < ($4::timestamptz, $5::uuid)`;
-    }
-    return sqlRows<ListedInvoice>(
-      this.dataSource,
-      `SELECT ${INVOICE}, ${SORT_KEY} FROM invoices i
-       WHERE ($2::uuid IS NULL OR i.user_id = $2) AND ($3::text IS NULL OR i.status = $3) ${position}
-       ORDER BY i.created_at DESC, i.id DESC LIMIT $1`,
-      params,
-    );
+    const { sql, params } = invoicePageQuery(filter, after, limit);
+    return sqlRows<ListedInvoice>(this.txHost.tx, sql, params);
   }
 
   /** Marks pending invoices past their expiry `expired`; how many. */
   async expireStale(): Promise<number> {
-    const rows = await sqlRows<{ id: string }>(
-      this.dataSource,
-      `UPDATE invoices SET status = 'expired'
-       WHERE status = 'pending' AND expires_at <= now() RETURNING id`,
-    );
+    const rows = await sqlRows<{ id: string }>(this.txHost.tx, EXPIRE_STALE_SQL);
     return rows.length;
   }
 
-  /** A provider's invoices that a payment may still confirm, oldest first. */
   /**
    * The unpaid invoices that transactions with these memos could pay: a TON invoice by its comment
    * (generated lower-case, so memos are compared trimmed and lower-cased, through the comment's
@@ -198,7 +171,7 @@ export class BillingRepository {
   ): Promise<InvoiceRecord[]> {
     const keys = memos.map((memo) => memo.trim().toLowerCase());
     return sqlRows<InvoiceRecord>(
-      this.dataSource,
+      this.txHost.tx,
       `SELECT ${INVOICE} FROM invoices i
        WHERE i.provider = $1 AND i.status <> 'paid'
          AND (i.status = 'pending' OR i.created_at > now() - make_interval(days => $2))
@@ -208,11 +181,59 @@ export class BillingRepository {
     );
   }
 
+  /** The TON invoices carrying these comments (matched trimmed, lower-case), in any status. */
+  invoicesByComment(memos: readonly string[]): Promise<InvoiceRecord[]> {
+    return sqlRows<InvoiceRecord>(
+      this.txHost.tx,
+      `SELECT ${INVOICE} FROM invoices i WHERE i.comment = ANY($1::text[])`,
+      [memos.map((memo) => memo.trim().toLowerCase())],
+    );
+  }
+
+  /**
+   * Moves the invoice to `paid` with the transaction that paid it, if it is still payable: pending,
+   * or expired less than `lateDays` after it was made (null: any age). Null when it is not (already
+   * paid, or too late). `TxRefUsedCondition` when that transaction already paid another invoice.
+   */
+  async markPaid(
+    invoiceId: string,
+    userId: string,
+    txRef: string,
+    lateDays: number | null,
+  ): Promise<InvoiceRecord | null> {
+    try {
+      const [paid] = await sqlRows<InvoiceRecord>(
+        this.txHost.tx,
+        `UPDATE invoices i SET status = 'paid', paid_at = now(), provider_tx_ref = $3
+         WHERE i.id = $1 AND i.user_id = $2 AND (i.status = 'pending'
+           OR (i.status = 'expired'
+             AND ($4::int IS NULL OR i.created_at > now() - make_interval(days => $4))))
+         RETURNING ${INVOICE}`,
+        [invoiceId, userId, txRef, lateDays],
+      );
+      return paid ?? null;
+    } catch (error) {
+      if (isUniqueViolation(error, 'UQ_invoices_provider_tx_ref')) {
+        throw new TxRefUsedCondition(txRef);
+      }
+      throw error;
+    }
+  }
+
+  async paidInvoiceCount(userId: string): Promise<number> {
+    const [row] = await sqlRows<{ n: number }>(
+      this.txHost.tx,
+      `SELECT count(*)::int AS n FROM invoices WHERE user_id = $1 AND status = 'paid'`,
+      [userId],
+    );
+    return row.n;
+  }
+
   // Telegram payments
 
   /** Records a Telegram charge once; a repeated delivery of the same charge changes nothing. */
   async recordTelegramPayment(payment: TelegramPaymentRecord): Promise<void> {
-    await this.dataSource.query(
+    await this.txHost.tx.query(
       `INSERT INTO telegram_payments
          (telegram_payment_charge_id, invoice_id, tg_id, currency, total_amount)
        VALUES ($1, $2, $3, $4, $5) ON CONFLICT (telegram_payment_charge_id) DO NOTHING`,
@@ -222,19 +243,53 @@ export class BillingRepository {
 
   telegramPaymentsFor(invoiceId: string): Promise<TelegramPaymentRecord[]> {
     return sqlRows<TelegramPaymentRecord>(
-      this.dataSource,
+      this.txHost.tx,
       `SELECT ${TELEGRAM_PAYMENT} FROM telegram_payments tp WHERE tp.invoice_id = $1
        ORDER BY tp.created_at`,
       [invoiceId],
     );
   }
 
-  recentTelegramPayments(days: number): Promise<TelegramPaymentRecord[]> {
-    return sqlRows<TelegramPaymentRecord>(
-      this.dataSource,
-      `SELECT ${TELEGRAM_PAYMENT} FROM telegram_payments tp
-       WHERE tp.created_at > now() - make_interval(days => $1) ORDER BY tp.created_at`,
-      [days],
+  /**
+   * The recent charges whose invoice is not paid yet (the only ones reconciliation can still
+   * credit), oldest first, at most `limit`.
+   */
+  recentTelegramPayments(days: number, limit: number): Promise<TelegramPaymentRecord[]> {
+    return sqlRows<TelegramPaymentRecord>(this.txHost.tx, RECENT_TELEGRAM_PAYMENTS_SQL, [
+      days,
+      limit,
+    ]);
+  }
+
+  /**
+   * Marks a charge as one that arrived for an invoice another charge had paid: it is not credited.
+   * Then claims its refund once: true for the one caller that should ask Telegram to refund it.
+   */
+  async claimDuplicateRefund(chargeId: string): Promise<boolean> {
+    const rows = await sqlRows<{ id: string }>(
+      this.txHost.tx,
+      `UPDATE telegram_payments SET duplicate_at = COALESCE(duplicate_at, now()), refunded_at = now()
+       WHERE telegram_payment_charge_id = $1 AND refunded_at IS NULL
+       RETURNING telegram_payment_charge_id AS id`,
+      [chargeId],
+    );
+    return rows.length > 0;
+  }
+
+  /** The refund did not go through: leave the charge for staff (or the next delivery) to refund. */
+  async releaseDuplicateRefund(chargeId: string): Promise<void> {
+    await this.txHost.tx.query(
+      `UPDATE telegram_payments SET refunded_at = NULL WHERE telegram_payment_charge_id = $1`,
+      [chargeId],
+    );
+  }
+
+  /** Marks a charge as not credited, for staff to refund by hand (no Bot API refund exists). */
+  async markDuplicateCharge(chargeId: string): Promise<void> {
+    await this.txHost.tx.query(
+      `UPDATE telegram_payments SET duplicate_at = COALESCE(duplicate_at, now())
+       WHERE telegram_payment_charge_id = $1`,
+      [chargeId],
     );
   }
 }

@@ -4,35 +4,22 @@ import { isUUID } from 'class-validator';
 import { AppError, validationFailed } from '../common/errors';
 import { type Settings } from '../config/settings';
 import { SETTINGS } from '../config/settings.module';
-import type { SubscriptionView } from '../users/dto/user.response';
+import { type SubscriptionRecord, UsersRepository } from '../users/users.repository';
+import { Transactional } from '@nestjs-cls/transactional';
 import { INVOICE_TTL_HOURS, MAX_PENDING_INVOICES, TRIAL_PLAN_NAME } from './billing.constants';
 import { CommentTakenCondition } from './billing.errors';
-import {
-  BillingRepository,
-  type InvoiceFilter,
-  type InvoiceRecord,
-  type ListedInvoice,
-  type NewInvoice,
-} from './billing.repository';
-import { ConfirmationService } from './confirmation.service';
-import {
-  type ConfirmationResponse,
-  type InvoicePageResponse,
-  type InvoiceResponse,
-  toInvoiceResponse,
-  toSubscriptionView,
-} from './dto/invoice.response';
+import { BillingRepository, type InvoiceFilter, type InvoiceRecord } from './billing.repository';
+import { type Confirmation, ConfirmationService } from './confirmation.service';
 import type { InvoiceProvider } from './entities/invoice.entity';
-import { decodeCursor, encodeCursor, DEFAULT_PAGE_LIMIT } from '../common/pagination';
+import { keysetPage, type Page, type PageQuery, pagePosition } from '../common/pagination';
+import { RateLimiter } from '../common/throttling/rate-limiter';
 import { isKnownCurrency } from './money';
 import { PlansRepository } from './plans.repository';
-import { PaymentProviders } from './providers/payment-provider';
-import { SubscriptionsRepository } from './subscriptions.repository';
-
-export interface PageRequest {
-  limit?: number;
-  cursor?: string;
-}
+import {
+  type PaymentProvider,
+  PaymentProviders,
+  type PlanQuote,
+} from './providers/payment-provider';
 
 export interface InvoiceOrder {
   planName: string;
@@ -56,19 +43,30 @@ export class BillingService {
   constructor(
     private readonly billing: BillingRepository,
     private readonly plans: PlansRepository,
-    private readonly subscriptions: SubscriptionsRepository,
+    private readonly users: UsersRepository,
     private readonly providers: PaymentProviders,
     private readonly confirmation: ConfirmationService,
+    private readonly limiter: RateLimiter,
     @Inject(SETTINGS) private readonly settings: Settings,
   ) {}
 
   /**
    * A new invoice for an active plan in a currency it has a price in, priced by the chosen provider.
    * Nothing is written when the provider (or its exchange rate) is unavailable. A user holds at
-   * most MAX_PENDING_INVOICES pending invoices: checked before the provider is asked (so a refused
-   * order costs no upstream call) and again, under a lock of the user's row, where it is written.
+   * most MAX_PENDING_INVOICES pending invoices, checked under a lock of the user's row before any
+   * upstream is asked, so a refused order costs no upstream call even when many arrive at once.
    */
-  async createInvoice(userId: string, order: InvoiceOrder): Promise<InvoiceResponse> {
+  async createInvoice(
+    userId: string,
+    order: InvoiceOrder,
+    clientAddress: string | null,
+  ): Promise<InvoiceRecord> {
+    // Seed accounts are free: the pending-invoice cap alone does not bound the upstream calls an
+    // order makes. The bot's orders have no client address (Telegram relays them).
+    await this.limiter.hit('invoices', `account:${userId}`, 'invoicesPerAccount');
+    if (clientAddress !== null) {
+      await this.limiter.hit('invoices', `address:${clientAddress}`, 'invoicesPerAddress');
+    }
     const provider = this.providers.get(order.provider);
     if (!isKnownCurrency(order.currency) || !provider.supports(order.currency)) {
       throw validationFailed([
@@ -84,9 +82,6 @@ export class BillingService {
         { field: 'currency', message: `plan ${plan.name} has no price in ${order.currency}` },
       ]);
     }
-    if ((await this.billing.pendingInvoiceCount(userId)) >= MAX_PENDING_INVOICES) {
-      throw tooManyPending();
-    }
     const quote = {
       name: plan.name,
       durationDays: plan.durationDays,
@@ -94,68 +89,69 @@ export class BillingService {
     };
     // A clash of the random TON comment is astronomically rare; a fresh one settles it.
     for (let attempt = 1; ; attempt += 1) {
-      const draft = { id: randomUUID(), userId, planName: plan.name, currency: order.currency };
-      const created = await provider.createPayment(draft, quote);
       try {
-        return toInvoiceResponse(
-          await this.insertWithinCap({
-            ...draft,
-            provider: provider.kind,
-            amount: created.amount,
-            payment: created.payment,
-            comment: created.comment,
-            ttlHours: INVOICE_TTL_HOURS,
-          }),
-        );
+        return await this.createWithinCap(userId, provider, order.currency, quote);
       } catch (error) {
         if (!(error instanceof CommentTakenCondition) || attempt >= 3) throw error;
       }
     }
   }
 
-  /** Writes the invoice unless its user already holds the most pending invoices allowed. */
-  private insertWithinCap(invoice: NewInvoice): Promise<InvoiceRecord> {
-    return this.billing.transaction(async (tx) => {
-      if (!(await this.billing.lockUser(tx, invoice.userId))) {
-        throw new AppError('NO_USER', 'user not found');
-      }
-      if ((await this.billing.pendingInvoiceCount(invoice.userId, tx)) >= MAX_PENDING_INVOICES) {
-        throw tooManyPending();
-      }
-      return this.billing.insertInvoice(invoice, tx);
+  /**
+   * Under the lock of the user's row (one user's orders run one after another): the cap, then the
+   * provider, then the insert.
+   */
+  @Transactional()
+  private async createWithinCap(
+    userId: string,
+    provider: PaymentProvider,
+    currency: string,
+    quote: PlanQuote,
+  ): Promise<InvoiceRecord> {
+    if ((await this.users.lock([userId])).length === 0) {
+      throw new AppError('NO_USER', 'user not found');
+    }
+    if ((await this.billing.pendingInvoiceCount(userId)) >= MAX_PENDING_INVOICES) {
+      throw tooManyPending();
+    }
+    const draft = { id: randomUUID(), userId, planName: quote.name, currency };
+    const created = await provider.createPayment(draft, quote);
+    return this.billing.insertInvoice({
+      ...draft,
+      provider: provider.kind,
+      amount: created.amount,
+      payment: created.payment,
+      comment: created.comment,
+      ttlHours: INVOICE_TTL_HOURS,
     });
   }
 
-  async ownInvoices(userId: string, page: PageRequest): Promise<InvoicePageResponse> {
+  async ownInvoices(userId: string, page: PageQuery): Promise<Page<InvoiceRecord>> {
     return this.invoicePage({ userId }, page);
   }
 
-  async allInvoices(filter: InvoiceFilter, page: PageRequest): Promise<InvoicePageResponse> {
+  async allInvoices(filter: InvoiceFilter, page: PageQuery): Promise<Page<InvoiceRecord>> {
     return this.invoicePage(filter, page);
   }
 
   /** The caller's own invoice; another user's is the same 404 as a missing one. */
-  async ownInvoice(userId: string, invoiceId: string): Promise<InvoiceResponse> {
+  async ownInvoice(userId: string, invoiceId: string): Promise<InvoiceRecord> {
     const invoice = await this.billing.findInvoice(invoiceId);
     if (!invoice || invoice.userId !== userId) throw new AppError('NOT_FOUND', 'invoice not found');
-    return toInvoiceResponse(invoice);
+    return invoice;
   }
 
-  confirm(userId: string, invoiceId: string): Promise<ConfirmationResponse> {
+  confirm(userId: string, invoiceId: string): Promise<Confirmation> {
     return this.confirmation.confirm(userId, invoiceId);
   }
 
   /** TRIAL_DAYS of access, once per Telegram account. */
-  async startTrial(userId: string): Promise<SubscriptionView> {
-    const started = await this.subscriptions.startTrial(
-      userId,
-      this.settings.trialDays,
-      TRIAL_PLAN_NAME,
-    );
-    if (started) return toSubscriptionView(started);
-    const telegram = await this.subscriptions.isTelegramAccount(userId);
-    if (telegram === null) throw new AppError('NO_USER', 'user not found');
-    if (!telegram) {
+  async startTrial(userId: string): Promise<SubscriptionRecord> {
+    const started = await this.users.startTrial(userId, this.settings.trialDays, TRIAL_PLAN_NAME);
+    if (started) return started;
+    const user = await this.users.findById(userId);
+    if (user === null) throw new AppError('NO_USER', 'user not found');
+    if (user.tgId === null) {
       throw new AppError('TRIAL_TELEGRAM_ONLY', 'a trial is for Telegram accounts only');
     }
     throw new AppError('TRIAL_USED', 'this account has already used its trial');
@@ -166,7 +162,7 @@ export class BillingService {
    * credit it later) and confirms the invoice as the paying account, through the same confirmation
    * as everything else. A repeated delivery of an already credited charge answers the same result.
    */
-  async recordTelegramPayment(input: TelegramPaymentInput): Promise<ConfirmationResponse> {
+  async recordTelegramPayment(input: TelegramPaymentInput): Promise<Confirmation> {
     const chargeId = input.telegramPaymentChargeId;
     const tgId = String(input.userTgId);
     const amount = String(input.totalAmount);
@@ -188,10 +184,21 @@ export class BillingService {
       currency: input.currency,
       totalAmount: amount,
     });
-    const payerId = await this.subscriptions.userIdByTgId(tgId);
+    const payerId = (await this.users.findByTgId(tgId))?.id;
     if (!payerId) throw new AppError('NOT_FOUND', 'invoice not found');
+    // This very charge pays the invoice, not whichever charge of it was recorded first: when two
+    // charges arrive for one invoice, each is either the one credited or the one refunded.
+    const charge = {
+      ref: chargeId,
+      amount: BigInt(amount),
+      memo: invoiceId,
+      currency: input.currency,
+    };
+    if ((await this.providers.get('telegram').verdict(charge, invoice)) !== 'pays') {
+      throw new AppError('PAYMENT_NOT_FOUND', 'the charge does not pay this invoice');
+    }
     try {
-      return await this.confirmation.confirm(payerId, invoiceId);
+      return await this.confirmation.confirm(payerId, invoiceId, charge);
     } catch (error) {
       const again = await this.billing.findInvoice(invoiceId);
       if (
@@ -206,30 +213,16 @@ export class BillingService {
     }
   }
 
-  private async currentResult(invoiceId: string, userId: string): Promise<ConfirmationResponse> {
+  private async currentResult(invoiceId: string, userId: string): Promise<Confirmation> {
     const invoice = await this.billing.findInvoice(invoiceId);
-    const subscription = await this.subscriptions.subscriptionOf(userId);
+    const subscription = await this.users.subscriptionOf(userId);
     if (!invoice || !subscription) throw new AppError('NOT_FOUND', 'invoice not found');
-    return { invoice: toInvoiceResponse(invoice), subscription: toSubscriptionView(subscription) };
+    return { invoice, subscription };
   }
 
-  private async invoicePage(
-    filter: InvoiceFilter,
-    page: PageRequest,
-  ): Promise<InvoicePageResponse> {
-    const limit = page.limit ?? DEFAULT_PAGE_LIMIT;
-    const after = page.cursor === undefined ? null : decodeCursor(page.cursor);
-    if (page.cursor !== undefined && after === null) {
-      throw validationFailed([{ field: 'cursor', message: 'not a cursor from this list' }]);
-    }
-    const rows = await this.billing.page(filter, after, limit + 1);
-    const items = rows.slice(0, limit);
-    const last: ListedInvoice | undefined = items[items.length - 1];
-    return {
-      items: items.map(toInvoiceResponse),
-      next_cursor:
-        rows.length > limit && last ? encodeCursor({ at: last.sortKey, id: last.id }) : null,
-    };
+  private async invoicePage(filter: InvoiceFilter, query: PageQuery): Promise<Page<InvoiceRecord>> {
+    const { after, limit } = pagePosition(query);
+    return keysetPage(await this.billing.page(filter, after, limit + 1), limit);
   }
 }
 

@@ -1,22 +1,27 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
+import { Transactional } from '@nestjs-cls/transactional';
 import { AppError } from '../common/errors';
 import { type Settings } from '../config/settings';
 import { SETTINGS } from '../config/settings.module';
+import { type SubscriptionRecord, UsersRepository } from '../users/users.repository';
 import { LATE_PAYMENT_DAYS } from './billing.constants';
 import { TxRefUsedCondition } from './billing.errors';
 import { BillingRepository, type InvoiceRecord } from './billing.repository';
-import {
-  type ConfirmationResponse,
-  toInvoiceResponse,
-  toSubscriptionView,
-} from './dto/invoice.response';
+import { CommissionsRepository } from './commissions.repository';
 import { commissionMinor } from './money';
+import { PlansRepository } from './plans.repository';
 import { type FoundPayment, PaymentProviders } from './providers/payment-provider';
-import { SubscriptionsRepository } from './subscriptions.repository';
 
-/** How many transactions a confirmation tries when the first ones turn out to be used already. */
-const MAX_CANDIDATES = 3;
+export interface ConfirmOptions {
+  /** Staff attaching a payment by hand: an expired invoice of any age may be paid. */
+  byStaff?: boolean;
+}
+
+/** A paid invoice and the subscription it extended. */
+export interface Confirmation {
+  invoice: InvoiceRecord;
+  subscription: SubscriptionRecord;
+}
 
 /**
  * The one way an invoice becomes paid, whoever asks: the user's confirm call, the bot's
@@ -28,7 +33,9 @@ export class ConfirmationService {
 
   constructor(
     private readonly billing: BillingRepository,
-    private readonly subscriptions: SubscriptionsRepository,
+    private readonly users: UsersRepository,
+    private readonly plans: PlansRepository,
+    private readonly commissions: CommissionsRepository,
     private readonly providers: PaymentProviders,
     @Inject(SETTINGS) private readonly settings: Settings,
   ) {}
@@ -44,80 +51,64 @@ export class ConfirmationService {
     callerId: string,
     invoiceId: string,
     known?: FoundPayment,
-  ): Promise<ConfirmationResponse> {
+    options: ConfirmOptions = {},
+  ): Promise<Confirmation> {
     const invoice = await this.billing.findInvoice(invoiceId);
     if (!invoice || invoice.userId !== callerId) {
       throw new AppError('NOT_FOUND', 'invoice not found');
     }
-    if (!this.payable(invoice)) throw notPending();
+    const lateDays = options.byStaff ? null : LATE_PAYMENT_DAYS;
+    if (!payable(invoice, lateDays)) throw notPending();
 
-    const provider = this.providers.get(invoice.provider);
-    const exclude = new Set<string>();
-    for (let attempt = 0; attempt < MAX_CANDIDATES; attempt += 1) {
-      const payment = known ?? (await provider.findPayment(invoice, { exclude }));
-      if (!payment) break;
-      try {
-        return await this.apply(invoice, payment);
-      } catch (error) {
-        if (!(error instanceof TxRefUsedCondition) || known) throw mapped(error);
-        exclude.add(payment.ref);
-      }
+    const payment = known ?? (await this.providers.get(invoice.provider).findPayment(invoice));
+    if (!payment) {
+      // Paid meanwhile (by reconciliation, or another call): its payment is no longer waiting.
+      const now = await this.billing.findInvoice(invoiceId);
+      if (now && !payable(now, lateDays)) throw notPending();
+      throw new AppError('PAYMENT_NOT_FOUND', 'no payment for this invoice has been found yet');
     }
-    throw new AppError('PAYMENT_NOT_FOUND', 'no payment for this invoice has been found yet');
+    try {
+      return await this.apply(invoice, payment, lateDays);
+    } catch (error) {
+      throw mapped(error);
+    }
   }
 
-  /** Pending, or expired recently enough that a late payment is still credited. */
-  private payable(invoice: InvoiceRecord): boolean {
-    if (invoice.status === 'pending') return true;
-    const lateLimit = invoice.createdAt.getTime() + LATE_PAYMENT_DAYS * 86_400_000;
-    return invoice.status === 'expired' && Date.now() < lateLimit;
-  }
+  /**
+   * Everything a payment does commits together or not at all. A payment that already paid another
+   * invoice is not followed by a search for another one: TON comments and Telegram payloads are
+   * unique per invoice, so only a transfer meant for this invoice can pay it.
+   */
+  @Transactional()
+  private async apply(
+    invoice: InvoiceRecord,
+    payment: FoundPayment,
+    lateDays: number | null,
+  ): Promise<Confirmation> {
+    const links = await this.users.buyerLinks(invoice.userId);
+    if (!links) throw new AppError('NOT_FOUND', 'invoice not found');
+    const referrerId =
+      links.referrerId !== invoice.userId && this.settings.referralRewardDays > 0
+        ? links.referrerId
+        : null;
+    // Serialises one buyer's confirmations, so "first paid invoice" is counted right.
+    await this.users.lock([invoice.userId, referrerId].filter((id): id is string => id !== null));
 
-  private apply(invoice: InvoiceRecord, payment: FoundPayment): Promise<ConfirmationResponse> {
-    return this.billing.transaction(async (tx) => {
-      const links = await this.subscriptions.buyerLinks(tx, invoice.userId);
-      if (!links) throw new AppError('NOT_FOUND', 'invoice not found');
-      const referrerId =
-        links.referrerId !== invoice.userId && this.settings.referralRewardDays > 0
-          ? links.referrerId
-          : null;
-      // Serialises one buyer's confirmations, so "first paid invoice" is counted right.
-      await this.subscriptions.lockUsers(
-        tx,
-        [invoice.userId, referrerId].filter((id): id is string => id !== null),
-      );
+    const paid = await this.billing.markPaid(invoice.id, invoice.userId, payment.ref, lateDays);
+    if (!paid) throw notPending();
 
-      const paid = await this.subscriptions.markPaid(
-        tx,
-        invoice.id,
-        invoice.userId,
-        payment.ref,
-        LATE_PAYMENT_DAYS,
-      );
-      if (!paid) throw notPending();
-
-      const subscription = await this.subscriptions.extendForPlan(tx, paid.userId, paid.planName);
-      if (referrerId) await this.rewardReferrer(tx, paid, referrerId);
-      if (links.partnerId && links.partnerId !== paid.userId) {
-        await this.payCommission(tx, paid, links.partnerId);
-      }
-      return { invoice: toInvoiceResponse(paid), subscription: toSubscriptionView(subscription) };
-    });
+    const subscription = await this.users.extendForPlan(paid.userId, paid.planName);
+    if (referrerId) await this.rewardReferrer(paid, referrerId);
+    if (links.partnerId && links.partnerId !== paid.userId) {
+      await this.payCommission(paid, links.partnerId, links.partnerPercent);
+    }
+    return { invoice: paid, subscription };
   }
 
   /** The user-to-user referrer gets REFERRAL_REWARD_DAYS on the buyer's first paid invoice only. */
-  private async rewardReferrer(
-    tx: EntityManager,
-    paid: InvoiceRecord,
-    referrerId: string,
-  ): Promise<void> {
-    if ((await this.subscriptions.paidInvoiceCount(tx, paid.userId)) !== 1) return;
-    await this.subscriptions.giveDays(
-      tx,
-      referrerId,
-      this.settings.referralRewardDays,
-      paid.planName,
-    );
+  private async rewardReferrer(paid: InvoiceRecord, referrerId: string): Promise<void> {
+    if ((await this.billing.paidInvoiceCount(paid.userId)) !== 1) return;
+    await this.users.giveDays(referrerId, this.settings.referralRewardDays, paid.planName);
   }
 
   /**
@@ -126,21 +117,18 @@ export class ConfirmationService {
    * percent, rounded down to a whole minor unit. One per invoice.
    */
   private async payCommission(
-    tx: EntityManager,
     paid: InvoiceRecord,
     partnerId: string,
+    percent: string | null,
   ): Promise<void> {
-    const [price, percent] = [
-      await this.subscriptions.planPrice(tx, paid.planName, paid.currency),
-      await this.subscriptions.commissionPercent(tx, partnerId),
-    ];
+    const price = await this.plans.priceOf(paid.planName, paid.currency);
     if (price === null || percent === null) {
       this.logger.warn(
         `no commission on invoice ${paid.id}: ${price === null ? `plan ${paid.planName} has no ${paid.currency} price` : 'partner has no commission rate'}`,
       );
       return;
     }
-    await this.subscriptions.insertCommission(tx, {
+    await this.commissions.insert({
       partnerId,
       buyerId: paid.userId,
       invoiceId: paid.id,
@@ -153,11 +141,18 @@ export class ConfirmationService {
   }
 }
 
+/** Pending, or expired recently enough (`lateDays`; null: any age) to be paid late. */
+function payable(invoice: InvoiceRecord, lateDays: number | null): boolean {
+  if (invoice.status === 'pending') return true;
+  if (invoice.status !== 'expired') return false;
+  return lateDays === null || Date.now() < invoice.createdAt.getTime() + lateDays * 86_400_000;
+}
+
 function notPending(): AppError {
   return new AppError('INVOICE_NOT_PENDING', 'the invoice is not pending');
 }
 
-/** A used transaction that reconciliation passed in counts as no payment at all. */
+/** A payment that already paid another invoice counts as no payment at all. */
 function mapped(error: unknown): unknown {
   return error instanceof TxRefUsedCondition
     ? new AppError('PAYMENT_NOT_FOUND', 'the payment found was already used for another invoice')

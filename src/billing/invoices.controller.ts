@@ -1,109 +1,142 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
-import {
-  ApiCookieAuth,
-  ApiCreatedResponse,
-  ApiExtraModels,
-  ApiOkResponse,
-  ApiTags,
-} from '@nestjs/swagger';
+import { Body, Controller, Get, HttpCode, Ip, Param, Post, Query, UseGuards } from '@nestjs/common';
+import { mapPage } from '../common/pagination';
+import { ApiCreatedResponse, ApiExtraModels, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import type { AuthUser } from '../common/auth/auth-user';
 import { CurrentUser } from '../common/auth/current-user.decorator';
 import { StaffGuard } from '../common/auth/role.guards';
 import { UuidPipe } from '../common/validation';
-import { SubscriptionView } from '../users/dto/user.response';
 import { BillingService } from './billing.service';
-import { AdminInvoicePageQuery, CreateInvoiceRequest, InvoicePageQuery } from './dto/invoice.dto';
+import {
+  AdminInvoicePageQuery,
+  AttachPaymentRequest,
+  CreateInvoiceRequest,
+  InvoicePageQuery,
+} from './dto/invoice.dto';
+import { PageQuery } from '../common/pagination';
+import {
+  toUnmatchedPaymentResponse,
+  UnmatchedPaymentPageResponse,
+} from './dto/unmatched-payment.response';
+import { UnmatchedPaymentsService } from './unmatched-payments.service';
 import {
   ConfirmationResponse,
   InvoicePageResponse,
   InvoiceResponse,
   TelegramPaymentView,
+  toConfirmationResponse,
+  toInvoiceResponse,
   TonPaymentView,
 } from './dto/invoice.response';
+import { Answers } from '../common/openapi/answers';
 
 @ApiTags('billing')
-@ApiCookieAuth()
 @ApiExtraModels(TonPaymentView, TelegramPaymentView)
 @Controller('invoices')
 export class InvoicesController {
   constructor(private readonly billing: BillingService) {}
 
+  @Answers('UPSTREAM_UNAVAILABLE', 'RATE_LIMITED')
   @Post()
-  @ApiCreatedResponse({ type: InvoiceResponse })
-  create(
+  @ApiCreatedResponse({
+    type: InvoiceResponse,
+    description:
+      '429 RATE_LIMITED (Retry-After) past RATE_INVOICES_PER_ACCOUNT or RATE_INVOICES_PER_ADDRESS',
+  })
+  async create(
     @CurrentUser() caller: AuthUser,
     @Body() body: CreateInvoiceRequest,
+    @Ip() address: string,
   ): Promise<InvoiceResponse> {
-    return this.billing.createInvoice(caller.id, {
-      planName: body.plan_name,
-      currency: body.currency,
-      provider: body.provider,
-    });
+    const invoice = await this.billing.createInvoice(
+      caller.id,
+      { planName: body.plan_name, currency: body.currency, provider: body.provider },
+      address,
+    );
+    return toInvoiceResponse(invoice);
   }
 
   @Get()
   @ApiOkResponse({ type: InvoicePageResponse, description: 'own invoices, newest first' })
-  list(
+  async list(
     @CurrentUser() caller: AuthUser,
     @Query() query: InvoicePageQuery,
   ): Promise<InvoicePageResponse> {
-    return this.billing.ownInvoices(caller.id, query);
+    return mapPage(await this.billing.ownInvoices(caller.id, query), toInvoiceResponse);
   }
 
+  @Answers('NOT_FOUND')
   @Get(':id')
   @ApiOkResponse({ type: InvoiceResponse, description: "another user's invoice is 404" })
-  get(
+  async get(
     @CurrentUser() caller: AuthUser,
     @Param('id', UuidPipe) id: string,
   ): Promise<InvoiceResponse> {
-    return this.billing.ownInvoice(caller.id, id);
+    return toInvoiceResponse(await this.billing.ownInvoice(caller.id, id));
   }
 
+  @Answers('NOT_FOUND', 'PAYMENT_NOT_FOUND', 'INVOICE_NOT_PENDING', 'UPSTREAM_UNAVAILABLE')
   @Post(':id/confirm')
   @HttpCode(200)
   @ApiOkResponse({
     type: ConfirmationResponse,
     description: '409 PAYMENT_NOT_FOUND while unpaid; 409 INVOICE_NOT_PENDING once paid',
   })
-  confirm(
+  async confirm(
     @CurrentUser() caller: AuthUser,
     @Param('id', UuidPipe) id: string,
   ): Promise<ConfirmationResponse> {
-    return this.billing.confirm(caller.id, id);
+    return toConfirmationResponse(await this.billing.confirm(caller.id, id));
   }
 }
 
 @ApiTags('billing')
-@ApiCookieAuth()
 @UseGuards(StaffGuard)
 @Controller('admin/invoices')
 export class AdminInvoicesController {
-  constructor(private readonly billing: BillingService) {}
+  constructor(
+    private readonly billing: BillingService,
+    private readonly unmatched: UnmatchedPaymentsService,
+  ) {}
 
   @Get()
   @ApiOkResponse({ type: InvoicePageResponse, description: 'newest first' })
-  list(@Query() query: AdminInvoicePageQuery): Promise<InvoicePageResponse> {
-    return this.billing.allInvoices(
+  async list(@Query() query: AdminInvoicePageQuery): Promise<InvoicePageResponse> {
+    const page = await this.billing.allInvoices(
       { status: query.status, userId: query.user_id?.toLowerCase() },
       { limit: query.limit, cursor: query.cursor },
     );
+    return mapPage(page, toInvoiceResponse);
+  }
+
+  @Post(':id/attach-payment')
+  @Answers('NOT_FOUND', 'INVOICE_NOT_PENDING')
+  @HttpCode(200)
+  @ApiOkResponse({
+    type: ConfirmationResponse,
+    description:
+      'pays the invoice (pending or expired) with an unmatched payment, once, audited; 409 INVOICE_NOT_PENDING when paid already; 404 for an unknown or already used tx_ref',
+  })
+  async attachPayment(
+    @CurrentUser() caller: AuthUser,
+    @Param('id', UuidPipe) id: string,
+    @Body() body: AttachPaymentRequest,
+  ): Promise<ConfirmationResponse> {
+    return toConfirmationResponse(await this.unmatched.attach(caller.id, id, body.tx_ref));
   }
 }
 
-/** `POST /users/me/trial` lives with billing: it starts a subscription. */
-@ApiTags('users')
-@ApiCookieAuth()
-@Controller('users')
-export class TrialController {
-  constructor(private readonly billing: BillingService) {}
+@ApiTags('billing')
+@UseGuards(StaffGuard)
+@Controller('admin/payments')
+export class AdminPaymentsController {
+  constructor(private readonly unmatched: UnmatchedPaymentsService) {}
 
-  @Post('me/trial')
-  @HttpCode(200)
+  @Get('unmatched')
   @ApiOkResponse({
-    type: SubscriptionView,
-    description: '403 TRIAL_TELEGRAM_ONLY; 409 TRIAL_USED',
+    type: UnmatchedPaymentPageResponse,
+    description: 'money received that paid no invoice, newest first',
   })
-  start(@CurrentUser() caller: AuthUser): Promise<SubscriptionView> {
-    return this.billing.startTrial(caller.id);
+  async unmatchedList(@Query() query: PageQuery): Promise<UnmatchedPaymentPageResponse> {
+    return mapPage(await this.unmatched.list(query), toUnmatchedPaymentResponse);
   }
 }

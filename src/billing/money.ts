@@ -82,9 +82,12 @@ const MINOR_DIGITS: Readonly<Record<string, number>> = {
   ZAR: 2,
   // on-chain
   TON: 9,
+  // Telegram Stars: whole Stars, paid only through Telegram
+  XTR: 0,
 };
 
 export const TON_CURRENCY = 'TON';
+export const STARS_CURRENCY = 'XTR';
 
 /** The on-chain price buffer against rate movement between invoice and payment: 2%. */
 const BUFFER_PERCENT = 102n;
@@ -132,10 +135,16 @@ function ceilDiv(a: bigint, b: bigint): bigint {
 
 /**
  * Nanotons to ask for a price of `priceMinor` minor units of `currency`, when one TON costs `rate`
- * major units of it: ⌈price / 10^digits / rate × 10^9 × 1.02⌉, computed exactly.
+ * major units of it: ⌈price / 10^digits / rate × 10^9 × 1.02⌉, computed exactly; without the 2%
+ * when `buffered` is false (what the price itself is worth now).
  */
-export function nanotonsFor(priceMinor: bigint, currency: string, rate: Rational): bigint {
-  const numerator = priceMinor * 10n ** 9n * BUFFER_PERCENT * rate.den;
+export function nanotonsFor(
+  priceMinor: bigint,
+  currency: string,
+  rate: Rational,
+  buffered = true,
+): bigint {
+  const numerator = priceMinor * 10n ** 9n * (buffered ? BUFFER_PERCENT : 100n) * rate.den;
   const denominator = 10n ** BigInt(minorDigits(currency)) * 100n * rate.num;
   return ceilDiv(numerator, denominator);
 }
@@ -149,4 +158,16 @@ export function commissionMinor(priceMinor: bigint, percent: string): bigint {
   if (!match) throw new Error(`not a commission percent: ${percent}`);
   const hundredths = BigInt(match[1]) * 100n + BigInt((match[2] ?? '').padEnd(2, '0'));
   return (priceMinor * hundredths) / 10_000n;
+}
+
+/** Minor units as the decimal text of the major unit, exactly: `499` USD → `4.99`, nanotons → TON. */
+export function formatMinor(amount: bigint | string, currency: string): string {
+  const digits = minorDigits(currency);
+  const text = BigInt(amount)
+    .toString()
+    .padStart(digits + 1, '0');
+  if (digits === 0) return text;
+  const whole = text.slice(0, -digits);
+  const fraction = text.slice(-digits).replace(/0+$/, '');
+  return fraction === '' ? whole : `${whole}.${fraction}`;
 }

@@ -1,10 +1,17 @@
 import { Body, Controller, Get, Param, Put, UseGuards } from '@nestjs/common';
-import { ApiCookieAuth, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import type { AuthUser } from '../common/auth/auth-user';
 import { CurrentUser } from '../common/auth/current-user.decorator';
 import { StaffGuard } from '../common/auth/role.guards';
 import { Public } from '../common/public.decorator';
-import { AdminPlanResponse, PlanNamePipe, PlanResponse, UpsertPlanRequest } from './dto/plan.dto';
+import {
+  AdminPlanResponse,
+  PlanNamePipe,
+  PlanResponse,
+  toPlanResponse,
+  toPublicPlanResponse,
+  UpsertPlanRequest,
+} from './dto/plan.dto';
 import { PlansService } from './plans.service';
 
 @ApiTags('billing')
@@ -15,27 +22,27 @@ export class PlansController {
   @Public()
   @Get('plans')
   @ApiOkResponse({ type: [PlanResponse], description: 'active plans' })
-  list(): Promise<PlanResponse[]> {
-    return this.plans.activePlans();
+  async list(): Promise<PlanResponse[]> {
+    return (await this.plans.activePlans()).map(toPublicPlanResponse);
   }
 
   @Put('admin/plans/:name')
   @UseGuards(StaffGuard)
-  @ApiCookieAuth()
   @ApiOkResponse({
     type: AdminPlanResponse,
     description: 'created or replaced, prices included; audited (plan.created / plan.changed)',
   })
-  upsert(
+  async upsert(
     @CurrentUser() caller: AuthUser,
     @Param('name', PlanNamePipe) name: string,
     @Body() body: UpsertPlanRequest,
   ): Promise<AdminPlanResponse> {
-    return this.plans.upsertPlan(caller.id, name, {
+    const plan = await this.plans.upsertPlan(caller.id, name, {
       durationDays: body.duration_days,
       trafficLimitBytes: body.traffic_limit_bytes,
       prices: body.prices,
       active: body.active,
     });
+    return toPlanResponse(plan);
   }
 }

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource, EntityManager } from 'typeorm';
+import { TransactionHost } from '@nestjs-cls/transactional';
+import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { sqlRows } from '../database/sql';
 
 export interface PlanRecord {
@@ -24,67 +24,57 @@ const PLAN = `p.name, p.duration_days AS "durationDays", p.traffic_limit_bytes A
   p.active, COALESCE((SELECT jsonb_object_agg(pp.currency, pp.amount_minor::text)
     FROM plan_prices pp WHERE pp.plan_name = p.name), '{}'::jsonb) AS prices`;
 
-/** Every query on `plans` and `plan_prices`. */
+/** The owner of `plans` and `plan_prices`. */
 @Injectable()
 export class PlansRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
-
-  transaction<T>(work: (tx: EntityManager) => Promise<T>): Promise<T> {
-    return this.dataSource.transaction(work);
-  }
+  constructor(private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>) {}
 
   activePlans(): Promise<PlanRecord[]> {
     return sqlRows<PlanRecord>(
-      this.dataSource,
+      this.txHost.tx,
       `SELECT ${PLAN} FROM plans p WHERE p.active ORDER BY p.duration_days, p.name`,
     );
   }
 
-  async findPlan(tx: EntityManager, name: string): Promise<PlanRecord | null> {
-    const [plan] = await sqlRows<PlanRecord>(tx, `SELECT ${PLAN} FROM plans p WHERE p.name = $1`, [
-      name,
-    ]);
+  async findPlan(name: string): Promise<PlanRecord | null> {
+    const [plan] = await sqlRows<PlanRecord>(
+      this.txHost.tx,
+      `SELECT ${PLAN} FROM plans p WHERE p.name = $1`,
+      [name],
+    );
     return plan ?? null;
   }
 
-  /**
-   * Serialises changes of one plan until the transaction ends, also while its row does not exist
-   * yet, so the "before" a change reads is the one it replaces.
-   */
-  async lockPlanName(tx: EntityManager, name: string): Promise<void> {
-    await tx.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [`plans:${name}`]);
-  }
-
   /** Creates or replaces the plan and all of its prices, inside the caller's transaction. */
-  async upsertPlan(tx: EntityManager, plan: PlanRecord): Promise<PlanRecord> {
-    await tx.query(
+  async upsertPlan(plan: PlanRecord): Promise<PlanRecord> {
+    await this.txHost.tx.query(
       `INSERT INTO plans (name, duration_days, traffic_limit_bytes, active) VALUES ($1, $2, $3, $4)
        ON CONFLICT (name) DO UPDATE SET duration_days = EXCLUDED.duration_days,
          traffic_limit_bytes = EXCLUDED.traffic_limit_bytes, active = EXCLUDED.active,
          updated_at = now()`,
       [plan.name, plan.durationDays, plan.trafficLimitBytes, plan.active],
     );
-    await tx.query(`DELETE FROM plan_prices WHERE plan_name = $1`, [plan.name]);
-    await this.insertPrices(tx, plan);
-    return (await this.findPlan(tx, plan.name)) as PlanRecord;
+    await this.txHost.tx.query(`DELETE FROM plan_prices WHERE plan_name = $1`, [plan.name]);
+    await this.insertPrices(plan);
+    return (await this.findPlan(plan.name)) as PlanRecord;
   }
 
   /** Creates the plan with its prices unless a plan of that name exists; whether it did. */
-  async insertPlanIfAbsent(tx: EntityManager, plan: PlanRecord): Promise<boolean> {
+  async insertPlanIfAbsent(plan: PlanRecord): Promise<boolean> {
     const inserted = await sqlRows<{ name: string }>(
-      tx,
+      this.txHost.tx,
       `INSERT INTO plans (name, duration_days, traffic_limit_bytes, active) VALUES ($1, $2, $3, $4)
        ON CONFLICT (name) DO NOTHING RETURNING name`,
       [plan.name, plan.durationDays, plan.trafficLimitBytes, plan.active],
     );
     if (inserted.length === 0) return false;
-    await this.insertPrices(tx, plan);
+    await this.insertPrices(plan);
     return true;
   }
 
   async planForPurchase(name: string, currency: string): Promise<PlanForPurchase | null> {
     const [plan] = await sqlRows<PlanForPurchase>(
-      this.dataSource,
+      this.txHost.tx,
       `SELECT p.name, p.duration_days AS "durationDays", p.active, pp.amount_minor AS "priceMinor"
        FROM plans p LEFT JOIN plan_prices pp ON pp.plan_name = p.name AND pp.currency = $2
        WHERE p.name = $1`,
@@ -93,12 +83,22 @@ export class PlansRepository {
     return plan ?? null;
   }
 
-  private async insertPrices(tx: EntityManager, plan: PlanRecord): Promise<void> {
+  private async insertPrices(plan: PlanRecord): Promise<void> {
     const currencies = Object.keys(plan.prices);
-    await tx.query(
+    await this.txHost.tx.query(
       `INSERT INTO plan_prices (plan_name, currency, amount_minor)
        SELECT $1, c, a::bigint FROM unnest($2::text[], $3::text[]) AS t(c, a)`,
       [plan.name, currencies, currencies.map((c) => plan.prices[c])],
     );
+  }
+
+  /** The plan's price in that currency now, in minor units; null when it has none. */
+  async priceOf(planName: string, currency: string): Promise<string | null> {
+    const [row] = await sqlRows<{ amount: string }>(
+      this.txHost.tx,
+      `SELECT amount_minor AS amount FROM plan_prices WHERE plan_name = $1 AND currency = $2`,
+      [planName, currency],
+    );
+    return row?.amount ?? null;
   }
 }

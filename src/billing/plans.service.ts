@@ -1,7 +1,9 @@
 import { Injectable } from '@nestjs/common';
+import { Transactional } from '@nestjs-cls/transactional';
+import { AdvisoryLocks } from '../database/advisory-lock';
 import { AuditService } from '../audit/audit.service';
 import { PLAN_AUDIT_ACTIONS } from './billing.constants';
-import type { AdminPlanResponse, PlanResponse } from './dto/plan.dto';
+import { type AdminPlanResponse, toPlanResponse } from './dto/plan.dto';
 import { type PlanRecord, PlansRepository } from './plans.repository';
 
 export interface PlanChange {
@@ -17,20 +19,19 @@ export class PlansService {
   constructor(
     private readonly plans: PlansRepository,
     private readonly audit: AuditService,
+    private readonly locks: AdvisoryLocks,
   ) {}
 
-  async activePlans(): Promise<PlanResponse[]> {
-    return (await this.plans.activePlans()).map((plan) => {
-      const { active: _active, ...view } = toPlanResponse(plan);
-      return view;
-    });
+  activePlans(): Promise<PlanRecord[]> {
+    return this.plans.activePlans();
   }
 
   /**
    * Creates or replaces the plan and its prices. The audit entry (who, the plan before and after)
    * is written in the same transaction as the change; a PUT that changes nothing writes nothing.
    */
-  upsertPlan(actorId: string, name: string, change: PlanChange): Promise<AdminPlanResponse> {
+  @Transactional()
+  async upsertPlan(actorId: string, name: string, change: PlanChange): Promise<PlanRecord> {
     const next: PlanRecord = {
       name,
       durationDays: change.durationDays,
@@ -38,32 +39,22 @@ export class PlansService {
       active: change.active,
       prices: change.prices,
     };
-    return this.plans.transaction(async (tx) => {
-      await this.plans.lockPlanName(tx, name);
-      const before = await this.plans.findPlan(tx, name);
-      if (before && samePlan(before, next)) return toPlanResponse(before);
-      const saved = await this.plans.upsertPlan(tx, next);
-      await this.audit.record(tx, {
-        actorId,
-        action: before ? PLAN_AUDIT_ACTIONS.changed : PLAN_AUDIT_ACTIONS.created,
-        targetType: 'plan',
-        targetId: name,
-        before: before ? planAuditValues(before) : null,
-        after: planAuditValues(saved),
-      });
-      return toPlanResponse(saved);
+    // Changes of one plan run one after another, also while its row does not exist yet, so the
+    // "before" a change reads is the one it replaces.
+    await this.locks.lock(`plans:${name}`);
+    const before = await this.plans.findPlan(name);
+    if (before && samePlan(before, next)) return before;
+    const saved = await this.plans.upsertPlan(next);
+    await this.audit.record({
+      actorId,
+      action: before ? PLAN_AUDIT_ACTIONS.changed : PLAN_AUDIT_ACTIONS.created,
+      targetType: 'plan',
+      targetId: name,
+      before: before ? planAuditValues(before) : null,
+      after: planAuditValues(saved),
     });
+    return saved;
   }
-}
-
-export function toPlanResponse(plan: PlanRecord): AdminPlanResponse {
-  return {
-    name: plan.name,
-    duration_days: plan.durationDays,
-    traffic_limit_bytes: Number(plan.trafficLimitBytes),
-    prices: plan.prices,
-    active: plan.active,
-  };
 }
 
 /** What an audit entry keeps of a plan: the contract's fields, the name being its target. */

@@ -1,16 +1,9 @@
-import {
-  Inject,
-  Injectable,
-  Logger,
-  type OnModuleDestroy,
-  type OnModuleInit,
-  Optional,
-} from '@nestjs/common';
-import { SchedulerRegistry } from '@nestjs/schedule';
+import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { AppError } from '../common/errors';
-import { type Settings } from '../config/settings';
-import { SETTINGS } from '../config/settings.module';
-import { LATE_PAYMENT_DAYS, RECONCILE_INTERVAL, RECONCILE_LOCK_KEY } from './billing.constants';
+import { AdvisoryLocks } from '../database/advisory-lock';
+import { JOBS } from '../scheduler/intervals';
+import { JobRunner } from '../scheduler/job-runner.service';
+import { LATE_PAYMENT_DAYS, RECONCILE_LOCK_KEY } from './billing.constants';
 import { BillingRepository } from './billing.repository';
 import { ConfirmationService } from './confirmation.service';
 import { PaymentProviders } from './providers/payment-provider';
@@ -25,55 +18,36 @@ export interface ReconcileReport {
 }
 
 /**
- * Every RECONCILE_INTERVAL_S: expires stale pending invoices, then asks each provider for its recent
- * transactions and confirms the invoices they pay, through the one confirmation. An advisory lock
+ * Every RECONCILE_INTERVAL_S: expires stale pending invoices, then asks each provider for the
+ * transactions received since the last run and confirms the invoices they pay, through the one
+ * confirmation; what paid nothing is kept for staff (`settle`). An advisory lock
  * keeps it to one instance at a time; a provider that is down is skipped until the next run.
  */
 @Injectable()
-export class ReconciliationService implements OnModuleInit, OnModuleDestroy {
+export class ReconciliationService implements OnModuleInit {
   private readonly logger = new Logger(ReconciliationService.name);
-  private running = false;
 
   constructor(
     private readonly billing: BillingRepository,
+    private readonly locks: AdvisoryLocks,
     private readonly providers: PaymentProviders,
     private readonly confirmation: ConfirmationService,
-    @Inject(SETTINGS) private readonly settings: Settings,
-    /** Present only when the app runs its scheduled jobs (not in tests). */
-    @Optional() private readonly scheduler?: SchedulerRegistry,
+    private readonly jobs: JobRunner,
   ) {}
 
   onModuleInit(): void {
-    if (!this.scheduler) return;
-    const handle = setInterval(() => void this.tick(), this.settings.reconcileIntervalS * 1000);
-    this.scheduler.addInterval(RECONCILE_INTERVAL, handle);
+    // The runner takes the same lock as reconcile() and claims the period across instances.
+    this.jobs.every(JOBS.reconcile, (signal) => this.run(signal));
   }
 
-  onModuleDestroy(): void {
-    if (this.scheduler?.doesExist('interval', RECONCILE_INTERVAL)) {
-      this.scheduler.deleteInterval(RECONCILE_INTERVAL);
-    }
-  }
-
-  /** One scheduled run; a run still going on in this instance is not started twice. */
-  private async tick(): Promise<void> {
-    if (this.running) return;
-    this.running = true;
-    try {
-      await this.reconcile();
-    } catch (error) {
-      this.logger.error({ err: error }, 'reconciliation failed; retrying next interval');
-    } finally {
-      this.running = false;
-    }
-  }
-
+  /** A run now (tests, operators), unless one is going on somewhere; `ran: false` then. */
   async reconcile(): Promise<ReconcileReport> {
-    const report = await this.billing.withAdvisoryLock(RECONCILE_LOCK_KEY, () => this.run());
+    const report = await this.locks.tryWithLock(RECONCILE_LOCK_KEY, () => this.run());
     return report ?? { ran: false, expired: 0, confirmed: 0, failedProviders: [] };
   }
 
-  private async run(): Promise<ReconcileReport> {
+  /** `signal`: the job's time bound; a run past it stops between invoices. */
+  private async run(signal?: AbortSignal): Promise<ReconcileReport> {
     const report: ReconcileReport = {
       ran: true,
       expired: await this.billing.expireStale(),
@@ -81,6 +55,7 @@ export class ReconciliationService implements OnModuleInit, OnModuleDestroy {
       failedProviders: [],
     };
     for (const provider of this.providers.all()) {
+      if (signal?.aborted) break;
       if (!provider.isConfigured()) continue;
       let transactions;
       try {
@@ -100,16 +75,26 @@ export class ReconciliationService implements OnModuleInit, OnModuleDestroy {
         memos,
       );
       for (const invoice of candidates) {
-        const payment = await provider.findPayment(invoice, { transactions });
-        if (!payment) continue;
+        if (signal?.aborted) break;
         try {
+          // A late payment is judged at the current rate, which may be unavailable for now.
+          const payment = await provider.findPayment(invoice, { transactions });
+          if (!payment) continue;
           await this.confirmation.confirm(invoice.userId, invoice.id, payment);
           report.confirmed += 1;
         } catch (error) {
           // Confirmed meanwhile by its owner, or the transaction already paid another invoice.
           if (error instanceof AppError && error.status < 500) continue;
+          // Its transfers stay unsettled (settle leaves a paying one alone): the next run retries.
           this.logger.error({ err: error }, `could not confirm invoice ${invoice.id}`);
         }
+      }
+      try {
+        await provider.settle(transactions);
+      } catch (error) {
+        // Left unsettled, so the next run settles them.
+        this.logger.error({ err: error }, `${provider.kind}: could not settle received payments`);
+        report.failedProviders.push(provider.kind);
       }
     }
     return report;

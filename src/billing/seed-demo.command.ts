@@ -1,8 +1,9 @@
-import { DataSource } from 'typeorm';
+import { TransactionHost } from '@nestjs-cls/transactional';
+import { type TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { AuditRepository } from '../audit/audit.repository';
 import { AuditService } from '../audit/audit.service';
 import { type Settings } from '../config/settings';
-import { dataSourceOptions } from '../database/data-source';
+import { startCommandContext } from '../database/command-context';
 import { PLAN_AUDIT_ACTIONS } from './billing.constants';
 import { type PlanRecord, PlansRepository } from './plans.repository';
 import { planAuditValues } from './plans.service';
@@ -35,22 +36,25 @@ export const DEMO_PLANS: PlanRecord[] = [
 ];
 
 /**
- * `node dist/src/main.js --seed-demo` (`npm run seed:demo`): creates the demo plans that do not
+ * `node dist/main.js --seed-demo` (`npm run seed:demo`): creates the demo plans that do not
  * exist yet and exits. A plan of the same name is kept as it is, whatever the operator made of it,
  * so running it again, or on a live installation, changes nothing. Returns the exit code.
  */
 export async function runSeedDemo(settings: Settings, databaseUrl: string): Promise<number> {
-  const dataSource = new DataSource(
-    dataSourceOptions(databaseUrl, { migrationsRun: settings.migrationsRun }),
-  );
-  await dataSource.initialize();
+  const context = await startCommandContext(settings, databaseUrl, [
+    PlansRepository,
+    AuditRepository,
+    AuditService,
+  ]);
   try {
-    const plans = new PlansRepository(dataSource);
-    const audit = new AuditService(new AuditRepository(dataSource));
+    const plans = context.get(PlansRepository);
+    const audit = context.get(AuditService);
+    const txHost = context.get<TransactionHost<TransactionalAdapterTypeOrm>>(TransactionHost);
     for (const plan of DEMO_PLANS) {
-      const created = await plans.transaction(async (tx) => {
-        if (!(await plans.insertPlanIfAbsent(tx, plan))) return false;
-        await audit.record(tx, {
+      // The plan and its audit entry commit together.
+      const created = await txHost.withTransaction(async () => {
+        if (!(await plans.insertPlanIfAbsent(plan))) return false;
+        await audit.record({
           actorId: null,
           action: PLAN_AUDIT_ACTIONS.created,
           targetType: 'plan',
@@ -68,6 +72,6 @@ export async function runSeedDemo(settings: Settings, databaseUrl: string): Prom
     }
     return 0;
   } finally {
-    await dataSource.destroy();
+    await context.close();
   }
 }

@@ -7,6 +7,7 @@ import {
 } from '@nestjs/common';
 import { ThrottlerException } from '@nestjs/throttler';
 import type { Request, Response } from 'express';
+import { isDatabaseUnavailable } from '../database/postgres-errors';
 import { errorBody } from './error-body';
 import { AppError, type ErrorCode } from './errors';
 import { RawResponseException } from './raw-response.exception';
@@ -62,6 +63,18 @@ export class AllExceptionsFilter implements ExceptionFilter {
     }
 
     const requestId = String(request.id ?? 'unknown');
+    if (isDatabaseUnavailable(exception)) {
+      // Expected while PostgreSQL restarts: the pool reconnects by itself; the client may retry.
+      this.logger.warn(
+        { err: { message: String((exception as { message?: unknown }).message) } },
+        `database unavailable on ${request.method} ${request.path}`,
+      );
+      response
+        .status(503)
+        .setHeader('Retry-After', '5')
+        .json(errorBody(503, 'UPSTREAM_UNAVAILABLE', 'database unavailable, try again shortly'));
+      return;
+    }
     this.logger.error(
       { err: loggable(exception), request_id: requestId },
       `unexpected error on ${request.method} ${request.path}`,

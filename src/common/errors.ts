@@ -64,9 +64,12 @@ export class AppError extends Error {
   }
 }
 
+/** Problems listed in one answer: enough to fix a request, and the body stays small. */
+export const MAX_DETAILS = 20;
+
 export function validationFailed(
   details: FieldProblem[],
   message = 'request validation failed',
 ): AppError {
-  return new AppError('VALIDATION_FAILED', message, details);
+  return new AppError('VALIDATION_FAILED', message, details.slice(0, MAX_DETAILS));
 }

@@ -52,6 +52,28 @@ describe('loadSettings', () => {
     expect(Object.isFrozen(s)).toBe(true);
   });
 
+  it('serves metrics on 127.0.0.1:9464 by default, never on the public port, with a real token', () => {
+    expect(loadSettings({ ...SECRETS, DATA_DIR: dataDir() })).toMatchObject({
+      metricsHost: '127.0.0.1',
+      metricsPort: 9464,
+      metricsToken: null,
+    });
+    expect(loadSettings({ ...SECRETS, DATA_DIR: dataDir(), METRICS_PORT: '0' }).metricsPort).toBe(
+      0,
+    );
+    const problems = problemsOf({
+      ...SECRETS,
+      DATA_DIR: dataDir(),
+      PORT: '9100',
+      METRICS_PORT: '9100',
+      METRICS_TOKEN: 'short',
+    });
+    expect(problems).toEqual([
+      expect.stringMatching(/^METRICS_PORT: must differ from PORT/),
+      expect.stringMatching(/^METRICS_TOKEN: must be at least 16 characters/),
+    ]);
+  });
+
   it('does not run migrations against an external database unless asked', () => {
     const url = 'postgresql://u:p@db.example:5432/app';
     expect(loadSettings({ ...SECRETS, DATABASE_URL: url }).migrationsRun).toBe(false);
@@ -100,5 +122,41 @@ describe('loadSettings', () => {
     const file = join(dir, 'secrets.json');
     expect(JSON.parse(readFileSync(file, 'utf8')).INTERNAL_SECRET).toBe(first.internalSecret);
     expect(statSync(file).mode & 0o777).toBe(0o600);
+  });
+
+  it('TRUST_PROXY is a hop count or proxy addresses, never true', () => {
+    const trust = (value: string) =>
+      loadSettings({ ...SECRETS, DATA_DIR: dataDir(), TRUST_PROXY: value }).trustProxy;
+    expect(trust('false')).toBe(false);
+    expect(trust('2')).toBe(2);
+    expect(trust('10.0.0.0/8, 192.0.2.1,::1')).toEqual(['10.0.0.0/8', '192.0.2.1', '::1']);
+    for (const bad of ['true', 'yes', '10.0.0.0/33', 'proxy.example', '10.0.0.1/8/1']) {
+      expect(problemsOf({ ...SECRETS, DATA_DIR: dataDir(), TRUST_PROXY: bad })).toEqual([
+        expect.stringMatching(/^TRUST_PROXY: .*never true/),
+      ]);
+    }
+  });
+
+  it('reads throttles as limit/window and sizes as the body parser does', () => {
+    const s = loadSettings({
+      ...SECRETS,
+      DATA_DIR: dataDir(),
+      RATE_SIGNUP_PER_ADDRESS: '5/60',
+      BODY_LIMIT: '16kb',
+    });
+    expect(s.rateLimits.signupPerAddress).toEqual({ limit: 5, windowS: 60 });
+    expect(s.rateLimits.seedLoginPerSeed).toEqual({ limit: 10, windowS: 60 });
+    expect(s.bodyLimit).toBe('16kb');
+    expect(
+      problemsOf({
+        ...SECRETS,
+        DATA_DIR: dataDir(),
+        RATE_GAME_ROUNDS_PER_ACCOUNT: '0/60',
+        BODY_LIMIT: 'lots',
+      }),
+    ).toEqual([
+      expect.stringMatching(/^BODY_LIMIT: /),
+      expect.stringMatching(/^RATE_GAME_ROUNDS_PER_ACCOUNT: /),
+    ]);
   });
 });

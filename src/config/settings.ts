@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { dirname, resolve } from 'node:path';
 
 /** Every setting of the service, validated once at boot. Nothing else reads `process.env`. */
@@ -11,6 +12,10 @@ export interface Settings {
   /** Unset means: start an embedded PostgreSQL under `dataDir`. */
   readonly databaseUrl: string | null;
   readonly migrationsRun: boolean;
+  /** Longest a statement of the service may run; 0 means no limit. */
+  readonly dbStatementTimeoutMs: number;
+  /** On SIGTERM, how long requests in flight and running jobs are waited for. */
+  readonly shutdownGraceS: number;
   readonly jwtAccessSecret: string;
   readonly internalSecret: string;
   readonly proxyTokenSecret: string;
@@ -23,26 +28,96 @@ export interface Settings {
   readonly corsOrigins: readonly string[];
   readonly csrfTrustedOrigins: readonly string[];
   readonly appUrl: string;
+  /**
+   * The service's own base URL as the outside world reaches it: the bot's webhook address, and
+   * what each node's proxy calls (written into its settings).
+   */
+  readonly publicApiUrl: string;
   readonly botToken: string | null;
   readonly botMode: 'off' | 'polling' | 'webhook';
   readonly botWebhookSecret: string | null;
   readonly telegramPaymentProviderToken: string | null;
+  /** How often the bot's subscription reminders run. */
+  readonly botReminderIntervalS: number;
   readonly telegramAuthMaxAgeS: number;
   readonly grafanaUrl: string | null;
+  /** Address of the Prometheus listener, apart from the public one; port 0 turns it off. */
+  readonly metricsHost: string;
+  readonly metricsPort: number;
+  /** When set, scrapes must send `Authorization: Bearer <token>`. */
+  readonly metricsToken: string | null;
+  /** How long database-read metrics are reused between scrapes. */
+  readonly metricsCacheS: number;
   readonly tonWalletAddress: string | null;
   readonly tonApiKey: string | null;
+  /** toncenter requests per second this service allows itself (toncenter: 1 without a key, 10 with). */
+  readonly tonApiRps: number;
   readonly trialDays: number;
   readonly referralRewardDays: number;
   readonly trafficLimitDefaultBytes: bigint;
   readonly nodeHealthIntervalS: number;
+  /** How many node health probes run at once. */
+  readonly nodeHealthConcurrency: number;
+  /** How long one TCP probe waits; kept below the interval. */
+  readonly nodeHealthTimeoutMs: number;
+  /** A provisioning still running after this long is marked failed by the watchdog. */
+  readonly nodeProvisionTimeoutS: number;
+  readonly nodeWatchdogIntervalS: number;
+  readonly sessionTokenTtlS: number;
   readonly reconcileIntervalS: number;
+  /**
+   * Period of the clean-ups: expired throttle rows, old job records, spent routing-token ids past
+   * their expiry and old traffic-report ids.
+   */
+  readonly cleanupIntervalS: number;
   readonly rateCacheS: number;
   readonly telegramApiRoot: string;
   readonly tonApiUrl: string;
   readonly tonRatesUrl: string;
   readonly logLevel: string;
+  /** Serve the Swagger UI and document (`/api/v1/docs`); off by default in production. */
+  readonly docsEnabled: boolean;
+  /** Byte limit of a request body; `bodyLimitLarge` on the few routes that take large ones. */
   readonly bodyLimit: string;
-  readonly trustProxy: boolean;
+  readonly bodyLimitLarge: string;
+  /**
+   * Which `X-Forwarded-For` entries to believe: false (none), a number of proxy hops, or the
+   * proxies' addresses and CIDRs. Never "all": the left-most entry is whatever the client wrote.
+   */
+  readonly trustProxy: false | number | readonly string[];
+  /** Timeouts and the connection cap of the public listener (src/system/http-server.ts). */
+  readonly http: {
+    readonly headersTimeoutMs: number;
+    readonly requestTimeoutMs: number;
+    readonly keepAliveTimeoutMs: number;
+    readonly maxConnections: number;
+  };
+  /** Limits per client address or account; see README "Hostile requests and throttles". */
+  readonly rateLimits: RateLimits;
+}
+
+/** A throttle: at most `limit` requests per `windowS` seconds, then refused for a window. */
+export interface RateLimit {
+  readonly limit: number;
+  readonly windowS: number;
+}
+
+export interface RateLimits {
+  /** POST /auth/seed, /auth/telegram and /auth/bot/login-codes together, per address. */
+  readonly signupPerAddress: RateLimit;
+  readonly seedLoginPerAddress: RateLimit;
+  /** Attempts at one seed, wherever they come from. */
+  readonly seedLoginPerSeed: RateLimit;
+  readonly gameRoundsPerAccount: RateLimit;
+  readonly gameRoundsPerAddress: RateLimit;
+  /** New tickets and messages of users. */
+  readonly ticketMessagesPerAccount: RateLimit;
+  readonly ticketMessagesPerAddress: RateLimit;
+  /** Messages of users on one ticket. */
+  readonly ticketMessagesPerTicket: RateLimit;
+  /** Invoice orders (each may call the Bot API or the rates API), from the app and the bot. */
+  readonly invoicesPerAccount: RateLimit;
+  readonly invoicesPerAddress: RateLimit;
 }
 
 export const SECRET_NAMES = [
@@ -56,6 +131,7 @@ type SecretName = (typeof SECRET_NAMES)[number];
 
 const PLACEHOLDERS = new Set(['', 'changeme', 'change-me', 'secret', 'please-change-me']);
 const MIN_SECRET_LENGTH = 32;
+const MIN_METRICS_TOKEN_LENGTH = 16;
 
 export class SettingsError extends Error {
   constructor(readonly problems: string[]) {
@@ -86,6 +162,8 @@ export function loadSettings(env: Env = process.env): Settings {
     dataDir,
     databaseUrl,
     migrationsRun: read.bool('MIGRATIONS_RUN', databaseUrl === null),
+    dbStatementTimeoutMs: read.int('DB_STATEMENT_TIMEOUT_MS', 30_000, 0, 3_600_000),
+    shutdownGraceS: read.int('SHUTDOWN_GRACE_S', 10, 0, 600),
     jwtAccessSecret: secrets.JWT_ACCESS_SECRET,
     internalSecret: secrets.INTERNAL_SECRET,
     proxyTokenSecret: secrets.PROXY_TOKEN_SECRET,
@@ -98,19 +176,32 @@ export function loadSettings(env: Env = process.env): Settings {
     corsOrigins: read.origins('CORS_ORIGINS'),
     csrfTrustedOrigins: read.origins('CSRF_TRUSTED_ORIGINS'),
     appUrl: read.url('APP_URL', 'http://localhost:5173').replace(/\/+$/, ''),
+    publicApiUrl: read.baseUrl('PUBLIC_API_URL', 'http://localhost:3000'),
     botToken: read.optionalString('BOT_TOKEN'),
     botMode: read.oneOf('BOT_MODE', ['off', 'polling', 'webhook'] as const, 'off'),
     botWebhookSecret: read.optionalString('BOT_WEBHOOK_SECRET'),
     telegramPaymentProviderToken: read.optionalString('TELEGRAM_PAYMENT_PROVIDER_TOKEN'),
+    botReminderIntervalS: read.int('BOT_REMINDER_INTERVAL_S', 3600, 1, 86_400),
     telegramAuthMaxAgeS: read.int('TELEGRAM_AUTH_MAX_AGE_S', 86_400, 1, 31_536_000),
     grafanaUrl: read.optionalUrl('GRAFANA_URL', ['http:', 'https:']),
+    metricsHost: read.string('METRICS_HOST', '127.0.0.1'),
+    metricsPort: read.int('METRICS_PORT', 9464, 0, 65535),
+    metricsToken: read.optionalString('METRICS_TOKEN'),
+    metricsCacheS: read.int('METRICS_CACHE_S', 5, 0, 300),
     tonWalletAddress: read.optionalString('TON_WALLET_ADDRESS'),
     tonApiKey: read.optionalString('TON_API_KEY'),
+    tonApiRps: read.int('TON_API_RPS', read.optionalString('TON_API_KEY') ? 10 : 1, 1, 1000),
     trialDays: read.int('TRIAL_DAYS', 3, 1, 365),
     referralRewardDays: read.int('REFERRAL_REWARD_DAYS', 7, 0, 365),
     trafficLimitDefaultBytes: read.bigint('TRAFFIC_LIMIT_DEFAULT_BYTES', 107_374_182_400n),
     nodeHealthIntervalS: read.int('NODE_HEALTH_INTERVAL_S', 60, 1, 86_400),
+    nodeHealthConcurrency: read.int('NODE_HEALTH_CONCURRENCY', 50, 1, 1000),
+    nodeHealthTimeoutMs: read.int('NODE_HEALTH_TIMEOUT_MS', 3000, 100, 60_000),
+    nodeProvisionTimeoutS: read.int('NODE_PROVISION_TIMEOUT_S', 600, 1, 86_400),
+    nodeWatchdogIntervalS: read.int('NODE_WATCHDOG_INTERVAL_S', 60, 1, 86_400),
+    sessionTokenTtlS: read.int('SESSION_TOKEN_TTL_S', 300, 1, 86_400),
     reconcileIntervalS: read.int('RECONCILE_INTERVAL_S', 60, 1, 86_400),
+    cleanupIntervalS: read.int('CLEANUP_INTERVAL_S', 60, 1, 86_400),
     rateCacheS: read.int('RATE_CACHE_S', 60, 0, 86_400),
     telegramApiRoot: read.baseUrl('TELEGRAM_API_ROOT', 'https://api.telegram.org'),
     tonApiUrl: read.baseUrl('TON_API_URL', 'https://toncenter.com'),
@@ -120,8 +211,28 @@ export function loadSettings(env: Env = process.env): Settings {
       ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const,
       nodeEnv === 'test' ? 'silent' : 'info',
     ),
-    bodyLimit: read.string('BODY_LIMIT', '1mb'),
-    trustProxy: read.bool('TRUST_PROXY', false),
+    docsEnabled: read.bool('DOCS_ENABLED', nodeEnv !== 'production'),
+    bodyLimit: read.byteSize('BODY_LIMIT', '64kb'),
+    bodyLimitLarge: read.byteSize('BODY_LIMIT_LARGE', '4mb'),
+    trustProxy: read.trustProxy('TRUST_PROXY'),
+    http: {
+      headersTimeoutMs: read.int('HTTP_HEADERS_TIMEOUT_MS', 10_000, 100, 120_000),
+      requestTimeoutMs: read.int('HTTP_REQUEST_TIMEOUT_MS', 30_000, 100, 600_000),
+      keepAliveTimeoutMs: read.int('HTTP_KEEP_ALIVE_TIMEOUT_MS', 65_000, 1_000, 600_000),
+      maxConnections: read.int('HTTP_MAX_CONNECTIONS', 2_000, 1, 1_000_000),
+    },
+    rateLimits: {
+      signupPerAddress: read.rate('RATE_SIGNUP_PER_ADDRESS', '20/600'),
+      seedLoginPerAddress: read.rate('RATE_SEED_LOGIN_PER_ADDRESS', '30/60'),
+      seedLoginPerSeed: read.rate('RATE_SEED_LOGIN_PER_SEED', '10/60'),
+      gameRoundsPerAccount: read.rate('RATE_GAME_ROUNDS_PER_ACCOUNT', '20/60'),
+      gameRoundsPerAddress: read.rate('RATE_GAME_ROUNDS_PER_ADDRESS', '60/60'),
+      ticketMessagesPerAccount: read.rate('RATE_TICKET_MESSAGES_PER_ACCOUNT', '10/60'),
+      ticketMessagesPerAddress: read.rate('RATE_TICKET_MESSAGES_PER_ADDRESS', '30/60'),
+      ticketMessagesPerTicket: read.rate('RATE_TICKET_MESSAGES_PER_TICKET', '30/3600'),
+      invoicesPerAccount: read.rate('RATE_INVOICES_PER_ACCOUNT', '20/3600'),
+      invoicesPerAddress: read.rate('RATE_INVOICES_PER_ADDRESS', '60/3600'),
+    },
   };
 
   if (settings.botMode === 'webhook' && !settings.botWebhookSecret) {
@@ -129,6 +240,17 @@ export function loadSettings(env: Env = process.env): Settings {
   }
   if (settings.botMode !== 'off' && !settings.botToken) {
     problems.push(`BOT_TOKEN: required when BOT_MODE=${settings.botMode}`);
+  }
+  if (settings.metricsPort !== 0 && settings.metricsPort === settings.port) {
+    problems.push(
+      'METRICS_PORT: must differ from PORT (metrics are never served on the public port)',
+    );
+  }
+  if (settings.metricsToken !== null && settings.metricsToken.length < MIN_METRICS_TOKEN_LENGTH) {
+    problems.push(`METRICS_TOKEN: must be at least ${MIN_METRICS_TOKEN_LENGTH} characters`);
+  }
+  if (settings.http.headersTimeoutMs > settings.http.requestTimeoutMs) {
+    problems.push('HTTP_HEADERS_TIMEOUT_MS: must not be longer than HTTP_REQUEST_TIMEOUT_MS');
   }
   if (problems.length > 0) throw new SettingsError(problems);
   return Object.freeze(settings);
@@ -227,6 +349,48 @@ class Reader {
       return fallback;
     }
     return BigInt(value);
+  }
+
+  /** `<limit>/<window seconds>`, e.g. `20/600`. */
+  rate(name: string, fallback: string): RateLimit {
+    const value = this.raw(name) ?? fallback;
+    const match = /^(\d{1,6})\/(\d{1,6})$/.exec(value);
+    if (match && Number(match[1]) >= 1 && Number(match[2]) >= 1) {
+      return { limit: Number(match[1]), windowS: Number(match[2]) };
+    }
+    this.problems.push(`${name}: must be <limit>/<window seconds> like 20/600, got "${value}"`);
+    const [limit, windowS] = fallback.split('/').map(Number);
+    return { limit, windowS };
+  }
+
+  /** false, a hop count, or a comma-separated list of proxy addresses and CIDRs; never `true`. */
+  trustProxy(name: string): false | number | string[] {
+    const value = this.raw(name)?.toLowerCase();
+    if (value === undefined || value === 'false' || value === '0') return false;
+    if (/^\d{1,2}$/.test(value)) return Number(value);
+    const parts = value.split(',').map((p) => p.trim());
+    const valid = parts.every((part) => {
+      const [address, bits, extra] = part.split('/');
+      const family = isIP(address);
+      if (family === 0 || extra !== undefined) return false;
+      if (bits === undefined) return true;
+      return /^\d{1,3}$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128);
+    });
+    if (valid) return parts;
+    this.problems.push(
+      `${name}: must be false, a number of proxy hops, or proxy addresses/CIDRs separated by ` +
+        `commas (never true, which would trust any client's X-Forwarded-For), got "${value}"`,
+    );
+    return false;
+  }
+
+  /** A size as the body parser reads it: bytes, or a number with b, kb or mb. */
+  byteSize(name: string, fallback: string): string {
+    const value = this.raw(name);
+    if (value === undefined) return fallback;
+    if (/^\d{1,9}(b|kb|mb)?$/i.test(value)) return value.toLowerCase();
+    this.problems.push(`${name}: must be a size like 64kb or 2mb, got "${value}"`);
+    return fallback;
   }
 
   bool(name: string, fallback: boolean): boolean {

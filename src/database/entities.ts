@@ -2,11 +2,19 @@ import { AuditLogEntry } from '../audit/entities/audit-log-entry.entity';
 import { BootstrapToken } from '../auth/entities/bootstrap-token.entity';
 import { LoginCode } from '../auth/entities/login-code.entity';
 import { RefreshSession } from '../auth/entities/refresh-session.entity';
+import { BotChat } from '../bot/entities/bot-chat.entity';
+import { BotReminder } from '../bot/entities/bot-reminder.entity';
 import { Invoice } from '../billing/entities/invoice.entity';
 import { PlanPrice } from '../billing/entities/plan-price.entity';
 import { Plan } from '../billing/entities/plan.entity';
+import { PaymentScan } from '../billing/entities/payment-scan.entity';
+import { ReceivedPayment } from '../billing/entities/received-payment.entity';
 import { TelegramPayment } from '../billing/entities/telegram-payment.entity';
 import { GameRound } from '../game/entities/game-round.entity';
+import { NodeTrafficDay } from '../internal/entities/node-traffic-day.entity';
+import { TrafficReport } from '../internal/entities/traffic-report.entity';
+import { UsedSessionToken } from '../internal/entities/used-session-token.entity';
+import { Node } from '../nodes/entities/node.entity';
 import { PartnerCommission } from '../partners/entities/partner-commission.entity';
 import { WithdrawalRequest } from '../partners/entities/withdrawal-request.entity';
 import { AppSetting } from '../settings-store/app-setting.entity';
@@ -27,8 +35,16 @@ export const ENTITIES = [
   PlanPrice,
   Invoice,
   TelegramPayment,
+  ReceivedPayment,
+  PaymentScan,
   GameRound,
   Ticket,
   TicketMessage,
   AuditLogEntry,
+  Node,
+  UsedSessionToken,
+  TrafficReport,
+  NodeTrafficDay,
+  BotChat,
+  BotReminder,
 ];

@@ -9,3 +9,37 @@ export function isUniqueViolation(error: unknown, constraint?: string): boolean 
     (constraint === undefined || driverError.constraint === constraint)
   );
 }
+
+/**
+ * SQLSTATEs of a server that is away or shutting down (class 08 connection exceptions, 57P0x
+ * operator intervention) and of a statement cut off by statement_timeout (57014).
+ */
+const UNAVAILABLE_STATES = /^(08...|57P0[1-3]|57014)$/;
+/** Socket errors of a server that cannot be reached. */
+const UNREACHABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+]);
+/** Messages of `pg` and `pg-pool` for a connection lost or not made in time. */
+const UNAVAILABLE_MESSAGES =
+  /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection is closed/i;
+
+/** True when a query failed because PostgreSQL could not be reached or is restarting. */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  for (const candidate of [error, (error as { driverError?: unknown } | null)?.driverError]) {
+    // Not `instanceof Error`: socket errors may come from another realm (a VM context in tests).
+    if (typeof candidate !== 'object' || candidate === null) continue;
+    const { code, message } = candidate as { code?: unknown; message?: unknown };
+    if (
+      typeof code === 'string' &&
+      (UNAVAILABLE_STATES.test(code) || UNREACHABLE_CODES.has(code))
+    ) {
+      return true;
+    }
+    if (typeof message === 'string' && UNAVAILABLE_MESSAGES.test(message)) return true;
+  }
+  return false;
+}

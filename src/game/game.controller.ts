@@ -1,14 +1,9 @@
 import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
-import {
-  ApiCookieAuth,
-  ApiCreatedResponse,
-  ApiOkResponse,
-  ApiParam,
-  ApiTags,
-} from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import type { AuthUser } from '../common/auth/auth-user';
 import { CurrentUser } from '../common/auth/current-user.decorator';
 import { Public } from '../common/public.decorator';
+import { RateLimited } from '../common/throttling/rate-limit.guard';
 import { UuidPipe } from '../common/validation';
 import { ScoreRequest } from './dto/game.dto';
 import {
@@ -19,6 +14,7 @@ import {
   toRoundStartedResponse,
 } from './dto/game.response';
 import { GameService } from './game.service';
+import { Answers } from '../common/openapi/answers';
 
 @ApiTags('game')
 @Controller('game')
@@ -26,16 +22,18 @@ export class GameController {
   constructor(private readonly game: GameService) {}
 
   @Post('rounds')
-  @ApiCookieAuth()
+  @RateLimited(
+    { name: 'game-rounds', limit: 'gameRoundsPerAccount', by: 'account' },
+    { name: 'game-rounds', limit: 'gameRoundsPerAddress', by: 'address' },
+  )
   @ApiCreatedResponse({ type: RoundStartedResponse })
   async start(@CurrentUser() caller: AuthUser): Promise<RoundStartedResponse> {
     return toRoundStartedResponse(await this.game.start(caller.id));
   }
 
+  @Answers('NOT_FOUND', 'ROUND_FINISHED', 'ROUND_EXPIRED')
   @Post('rounds/:id/score')
   @HttpCode(200)
-  @ApiCookieAuth()
-  @ApiParam({ name: 'id', format: 'uuid' })
   @ApiOkResponse({ type: ScoreResponse })
   score(
     @CurrentUser() caller: AuthUser,

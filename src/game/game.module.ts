@@ -1,9 +1,11 @@
 import { Module } from '@nestjs/common';
+import { ThrottlingModule } from '../common/throttling/throttling.module';
 import { GameController } from './game.controller';
 import { GameRepository } from './game.repository';
 import { GameService } from './game.service';
 
 @Module({
+  imports: [ThrottlingModule],
   controllers: [GameController],
   providers: [GameRepository, GameService],
 })

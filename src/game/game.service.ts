@@ -1,6 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { AppError, validationFailed } from '../common/errors';
-import { GameRepository, type LeaderboardRow, type RoundView } from './game.repository';
+import { ShortCache } from '../common/short-cache';
+import { Transactional } from '@nestjs-cls/transactional';
+import { AdvisoryLocks } from '../database/advisory-lock';
+import {
+  GameRepository,
+  type LeaderboardRow,
+  type RoundView,
+  type StartedRound,
+} from './game.repository';
 import {
   COLORS,
   generateBoard,
@@ -13,6 +21,8 @@ import {
 /** A round must be scored within this time of its start. */
 export const ROUND_TTL_S = 15 * 60;
 export const LEADERBOARD_SIZE = 20;
+/** The public leaderboard may lag this much: anonymous requests then cost one query per period. */
+export const LEADERBOARD_CACHE_MS = 5_000;
 
 export interface NewRound {
   roundId: string;
@@ -23,17 +33,35 @@ export interface NewRound {
 
 @Injectable()
 export class GameService {
-  constructor(private readonly rounds: GameRepository) {}
+  private readonly board = new ShortCache(LEADERBOARD_CACHE_MS, () =>
+    this.rounds.leaderboard(LEADERBOARD_SIZE),
+  );
+
+  constructor(
+    private readonly rounds: GameRepository,
+    private readonly locks: AdvisoryLocks,
+  ) {}
 
   /** A fresh board from a cryptographically random source; the user's open round is abandoned. */
   async start(userId: string): Promise<NewRound> {
-    const started = await this.rounds.start(userId, generateBoard(), ROUND_TTL_S);
+    const started = await this.replaceOpenRound(userId, generateBoard());
     return {
       roundId: started.id,
       board: started.board,
       colors: COLORS,
       expiresAt: started.expiresAt,
     };
+  }
+
+  /**
+   * Abandons the user's open round and stores the new one, together. A per-user lock serialises
+   * concurrent starts, so the partial unique index on open rounds is never hit by a race.
+   */
+  @Transactional()
+  private async replaceOpenRound(userId: string, board: Board): Promise<StartedRound> {
+    await this.locks.lock(`game_rounds:${userId}`);
+    await this.rounds.abandonOpen(userId);
+    return this.rounds.insert(userId, board, ROUND_TTL_S);
   }
 
   /**
@@ -54,8 +82,8 @@ export class GameService {
     throw new AppError('ROUND_FINISHED', 'this round has already been scored');
   }
 
-  async leaderboard(): Promise<LeaderboardRow[]> {
-    return this.rounds.leaderboard(LEADERBOARD_SIZE);
+  leaderboard(): Promise<LeaderboardRow[]> {
+    return this.board.get();
   }
 
   private assertOpen(round: RoundView | null): asserts round is RoundView {

@@ -1,31 +1,39 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, type EntityManager } from 'typeorm';
+import { TransactionHost } from '@nestjs-cls/transactional';
+import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 
 export const DEFAULT_TRAFFIC_LIMIT_KEY = 'traffic_limit_default_bytes';
 
-/** Operator-changeable values kept in `app_settings`. */
+/** The owner of `app_settings`: operator-changeable values. */
 @Injectable()
 export class AppSettingsRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>) {}
 
-  async get(key: string, manager: EntityManager = this.dataSource.manager): Promise<unknown> {
-    const rows: { value: unknown }[] = await manager.query(
+  async get(key: string): Promise<unknown> {
+    const rows: { value: unknown }[] = await this.txHost.tx.query(
       'SELECT value FROM app_settings WHERE key = $1',
       [key],
     );
     return rows[0]?.value;
   }
 
-  async set(
-    key: string,
-    value: unknown,
-    manager: EntityManager = this.dataSource.manager,
-  ): Promise<void> {
-    await manager.query(
+  async set(key: string, value: unknown): Promise<void> {
+    await this.txHost.tx.query(
       `INSERT INTO app_settings (key, value, updated_at) VALUES ($1, $2::jsonb, now())
        ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value, updated_at = now()`,
       [key, JSON.stringify(value)],
     );
+  }
+
+  /** The stored default traffic limit in bytes (a string of digits), or null when none is stored. */
+  async defaultTrafficLimit(): Promise<string | null> {
+    const value = await this.get(DEFAULT_TRAFFIC_LIMIT_KEY);
+    if (typeof value === 'number' && Number.isSafeInteger(value)) return String(value);
+    return typeof value === 'string' && /^\d+$/.test(value) ? value : null;
+  }
+
+  /** Stored as a JSON string of digits, as `UsersRepository.getWithDefaults` reads it. */
+  async setDefaultTrafficLimit(bytes: string): Promise<void> {
+    await this.set(DEFAULT_TRAFFIC_LIMIT_KEY, bytes);
   }
 }

@@ -1,6 +1,8 @@
-import { Module } from '@nestjs/common';
+import { Global, Module } from '@nestjs/common';
+import { Drain } from './drain';
 import { SystemController } from './system.controller';
 import { SystemService } from './system.service';
 
-@Module({ controllers: [SystemController], providers: [SystemService] })
+@Global()
+@Module({ controllers: [SystemController], providers: [SystemService, Drain], exports: [Drain] })
 export class SystemModule {}

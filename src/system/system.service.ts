@@ -2,21 +2,27 @@ import { HttpStatus, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { RawResponseException } from '../common/raw-response.exception';
 import { readPublicConfig } from '../config/runtime';
+import { Drain } from './drain';
 import type { ConfigResponse, HealthResponse } from './system.dto';
 
 const HEALTH_TIMEOUT_MS = 2_000;
 
 @Injectable()
 export class SystemService {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly drain: Drain,
+  ) {}
 
   publicConfig(): ConfigResponse {
     return readPublicConfig();
   }
 
+  /** 503 while the database does not answer, and from the moment a shutdown begins. */
   async health(): Promise<HealthResponse> {
-    if (await this.databaseAnswers()) return { status: 'ok', db: 'up' };
-    throw new RawResponseException({ status: 'error', db: 'down' }, HttpStatus.SERVICE_UNAVAILABLE);
+    const db = (await this.databaseAnswers()) ? 'up' : 'down';
+    if (db === 'up' && !this.drain.isDraining) return { status: 'ok', db };
+    throw new RawResponseException({ status: 'error', db }, HttpStatus.SERVICE_UNAVAILABLE);
   }
 
   private async databaseAnswers(): Promise<boolean> {

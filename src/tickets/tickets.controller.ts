@@ -1,8 +1,10 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
-import { ApiCookieAuth, ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import type { AuthUser } from '../common/auth/auth-user';
 import { CurrentUser } from '../common/auth/current-user.decorator';
 import { SupportStaffGuard } from '../common/auth/role.guards';
+import { mapPage } from '../common/pagination';
+import { RateLimited, type RateRule } from '../common/throttling/rate-limit.guard';
 import { UuidPipe } from '../common/validation';
 import {
   AdminTicketPageQuery,
@@ -15,57 +17,74 @@ import {
   TicketPageResponse,
   TicketResponse,
   TicketThreadResponse,
+  toMessageResponse,
+  toThreadResponse,
+  toTicketResponse,
 } from './dto/ticket.response';
 import { TicketsService } from './tickets.service';
+import { Answers } from '../common/openapi/answers';
+
+/** A user's new tickets and messages count together, per account and per address. */
+const MESSAGES: RateRule[] = [
+  { name: 'ticket-messages', limit: 'ticketMessagesPerAccount', by: 'account' },
+  { name: 'ticket-messages', limit: 'ticketMessagesPerAddress', by: 'address' },
+];
 
 /** A signed-in user's own tickets. */
 @ApiTags('tickets')
-@ApiCookieAuth()
 @Controller('tickets')
 export class TicketsController {
   constructor(private readonly tickets: TicketsService) {}
 
+  @Answers('CONFLICT')
   @Post()
+  @RateLimited(...MESSAGES)
   @ApiCreatedResponse({ type: TicketThreadResponse })
-  open(
+  async open(
     @CurrentUser() caller: AuthUser,
     @Body() body: CreateTicketRequest,
   ): Promise<TicketThreadResponse> {
-    return this.tickets.open(caller.id, body.subject, body.message);
+    return toThreadResponse(await this.tickets.open(caller.id, body.subject, body.message));
   }
 
   @Get()
   @ApiOkResponse({ type: TicketPageResponse, description: 'own tickets, newest first' })
-  list(
+  async list(
     @CurrentUser() caller: AuthUser,
     @Query() query: TicketPageQuery,
   ): Promise<TicketPageResponse> {
-    return this.tickets.listOwn(caller.id, query);
+    return mapPage(await this.tickets.listOwn(caller.id, query), toTicketResponse);
   }
 
+  @Answers('NO_TICKETS')
   @Get(':id')
   @ApiOkResponse({ type: TicketThreadResponse })
-  thread(
+  async thread(
     @CurrentUser() caller: AuthUser,
     @Param('id', UuidPipe) id: string,
   ): Promise<TicketThreadResponse> {
-    return this.tickets.thread(id, caller.id);
+    return toThreadResponse(await this.tickets.thread(id, caller.id));
   }
 
+  @Answers('NO_TICKETS', 'TICKET_CLOSED')
   @Post(':id/messages')
+  @RateLimited(...MESSAGES, {
+    name: 'ticket-messages',
+    limit: 'ticketMessagesPerTicket',
+    by: 'ticket',
+  })
   @ApiCreatedResponse({ type: TicketMessageResponse })
-  reply(
+  async reply(
     @CurrentUser() caller: AuthUser,
     @Param('id', UuidPipe) id: string,
     @Body() body: PostTicketMessageRequest,
   ): Promise<TicketMessageResponse> {
-    return this.tickets.userReply(caller.id, id, body.body);
+    return toMessageResponse(await this.tickets.userReply(caller.id, id, body.body));
   }
 }
 
 /** The support queue: owner, moderator and support. */
 @ApiTags('tickets')
-@ApiCookieAuth()
 @UseGuards(SupportStaffGuard)
 @Controller('admin/tickets')
 export class AdminTicketsController {
@@ -73,33 +92,36 @@ export class AdminTicketsController {
 
   @Get()
   @ApiOkResponse({ type: TicketPageResponse })
-  queue(@Query() query: AdminTicketPageQuery): Promise<TicketPageResponse> {
-    return this.tickets.listQueue(query.status, query);
+  async queue(@Query() query: AdminTicketPageQuery): Promise<TicketPageResponse> {
+    return mapPage(await this.tickets.listQueue(query.status, query), toTicketResponse);
   }
 
+  @Answers('NO_TICKETS')
   @Get(':id')
   @ApiOkResponse({ type: TicketThreadResponse })
-  thread(@Param('id', UuidPipe) id: string): Promise<TicketThreadResponse> {
-    return this.tickets.thread(id);
+  async thread(@Param('id', UuidPipe) id: string): Promise<TicketThreadResponse> {
+    return toThreadResponse(await this.tickets.thread(id));
   }
 
+  @Answers('NO_TICKETS', 'TICKET_CLOSED')
   @Post(':id/messages')
   @ApiCreatedResponse({ type: TicketMessageResponse })
-  reply(
+  async reply(
     @CurrentUser() caller: AuthUser,
     @Param('id', UuidPipe) id: string,
     @Body() body: PostTicketMessageRequest,
   ): Promise<TicketMessageResponse> {
-    return this.tickets.staffReply(caller.id, id, body.body);
+    return toMessageResponse(await this.tickets.staffReply(caller.id, id, body.body));
   }
 
+  @Answers('NO_TICKETS')
   @Post(':id/close')
   @HttpCode(200)
   @ApiOkResponse({ type: TicketResponse, description: 'also 200, unchanged, when already closed' })
-  close(
+  async close(
     @CurrentUser() caller: AuthUser,
     @Param('id', UuidPipe) id: string,
   ): Promise<TicketResponse> {
-    return this.tickets.close(caller.id, id);
+    return toTicketResponse(await this.tickets.close(caller.id, id));
   }
 }

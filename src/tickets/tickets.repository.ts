@@ -1,10 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource, EntityManager } from 'typeorm';
+import { TransactionHost } from '@nestjs-cls/transactional';
+import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { sqlRows } from '../database/sql';
-import { NoUserCondition } from '../users/users.errors';
 import type { AuthorRole, TicketStatus } from './entities/ticket.entity';
-import type { KeysetCursor } from '../common/pagination';
+import { type KeysetCursor, type KeysetOrder, keysetSql, positional } from '../common/pagination';
 import { NoTicketsCondition } from './tickets.errors';
 
 export interface TicketRecord {
@@ -48,33 +47,17 @@ const TICKET = `t.id, t.user_id AS "userId", t.subject, t.status, t.created_at A
 const MESSAGE = `m.id, m.ticket_id AS "ticketId", m.author_id AS "authorId",
   m.author_role AS "authorRole", m.body, m.created_at AS "createdAt"`;
 
-/** The timestamp with all six fractional digits, UTC; what a cursor carries. */
-const exactKey = (column: string): string =>
-  `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS "sortKey"`;
+/** Messages a thread shows: its latest ones. */
+export const THREAD_MESSAGES = 200;
 
-/** Every query on `tickets` and `ticket_messages`. */
+/** The owner of `tickets` and `ticket_messages`. */
 @Injectable()
 export class TicketsRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>) {}
 
-  transaction<T>(work: (tx: EntityManager) => Promise<T>): Promise<T> {
-    return this.dataSource.transaction(work);
-  }
-
-  /**
-   * Locks the user's row until the transaction ends, so that one user's ticket creations run one
-   * after another. NO KEY UPDATE still lets other tables' foreign keys reference the row meanwhile.
-   */
-  async lockUser(tx: EntityManager, userId: string): Promise<void> {
-    const rows = await sqlRows(tx, `SELECT id FROM users WHERE id = $1 FOR NO KEY UPDATE`, [
-      userId,
-    ]);
-    if (rows.length === 0) throw new NoUserCondition(userId);
-  }
-
-  async countOpen(tx: EntityManager, userId: string): Promise<number> {
+  async countOpen(userId: string): Promise<number> {
     const [row] = await sqlRows<{ n: number }>(
-      tx,
+      this.txHost.tx,
       `SELECT count(*)::int AS n FROM tickets WHERE user_id = $1 AND status = 'open'`,
       [userId],
     );
@@ -83,19 +66,18 @@ export class TicketsRepository {
 
   /** A new open ticket and its first message, both stamped with the transaction's time. */
   async insertTicket(
-    tx: EntityManager,
     userId: string,
     subject: string,
     body: string,
   ): Promise<{ ticket: TicketRecord; message: MessageRecord }> {
     const [ticket] = await sqlRows<TicketRecord>(
-      tx,
+      this.txHost.tx,
       `INSERT INTO tickets AS t (user_id, subject, last_message_at, last_author_role)
        VALUES ($1, $2, now(), 'user') RETURNING ${TICKET}`,
       [userId, subject],
     );
     const [message] = await sqlRows<MessageRecord>(
-      tx,
+      this.txHost.tx,
       `INSERT INTO ticket_messages AS m (ticket_id, author_id, author_role, body, created_at)
        VALUES ($1, $2, 'user', $3, now()) RETURNING ${MESSAGE}`,
       [ticket.id, userId, body],
@@ -107,9 +89,9 @@ export class TicketsRepository {
    * Reads and locks the ticket until the transaction ends (a concurrent close waits, or is waited
    * for). With `ownerId`, another user's ticket is the same NO_TICKETS as a missing one.
    */
-  async lockTicket(tx: EntityManager, id: string, ownerId?: string): Promise<TicketRecord> {
+  async lockTicket(id: string, ownerId?: string): Promise<TicketRecord> {
     const [ticket] = await sqlRows<TicketRecord>(
-      tx,
+      this.txHost.tx,
       `SELECT ${TICKET} FROM tickets t
        WHERE t.id = $1 AND ($2::uuid IS NULL OR t.user_id = $2) FOR NO KEY UPDATE`,
       [id, ownerId ?? null],
@@ -122,9 +104,9 @@ export class TicketsRepository {
    * Appends a message and moves the ticket's last-message fields to it. The clock, not the
    * transaction's start, stamps it: under the ticket lock that keeps the thread in insertion order.
    */
-  async insertMessage(tx: EntityManager, message: NewMessage): Promise<MessageRecord> {
+  async insertMessage(message: NewMessage): Promise<MessageRecord> {
     const [inserted] = await sqlRows<MessageRecord>(
-      tx,
+      this.txHost.tx,
       `WITH m AS (
          INSERT INTO ticket_messages (ticket_id, author_id, author_role, body, created_at)
          VALUES ($1, $2, $3, $4, clock_timestamp()) RETURNING *
@@ -143,9 +125,9 @@ export class TicketsRepository {
    * Closes a ticket the caller has locked. Stamped by the clock, not the transaction's start, so a
    * reply that held the lock first is never dated after the close.
    */
-  async markClosed(tx: EntityManager, id: string, closedBy: string): Promise<TicketRecord> {
+  async markClosed(id: string, closedBy: string): Promise<TicketRecord> {
     const [ticket] = await sqlRows<TicketRecord>(
-      tx,
+      this.txHost.tx,
       `UPDATE tickets t SET status = 'closed', closed_at = c.at, closed_by = $2, updated_at = c.at
        FROM (SELECT clock_timestamp() AS at) c
        WHERE t.id = $1 RETURNING ${TICKET}`,
@@ -154,38 +136,24 @@ export class TicketsRepository {
     return ticket;
   }
 
-  /** The ticket and its whole thread (oldest first), read from one snapshot. */
-  thread(
-    id: string,
-    ownerId?: string,
-  ): Promise<{ ticket: TicketRecord; messages: MessageRecord[] }> {
-    return this.dataSource.transaction('REPEATABLE READ', async (tx) => {
-      const ticket = await this.selectTicket(tx, id, ownerId);
-      const messages = await sqlRows<MessageRecord>(
-        tx,
-        `SELECT ${MESSAGE} FROM ticket_messages m WHERE m.ticket_id = $1
-         ORDER BY m.created_at, m.id`,
-        [id],
-      );
-      return { ticket, messages };
-    });
+  /**
+   * The ticket's latest THREAD_MESSAGES messages, oldest first: a bounded read on the
+   * (ticket_id, created_at) index however long the thread grows.
+   */
+  messagesOf(id: string): Promise<MessageRecord[]> {
+    return sqlRows<MessageRecord>(
+      this.txHost.tx,
+      `SELECT * FROM (SELECT ${MESSAGE} FROM ticket_messages m WHERE m.ticket_id = $1
+                       ORDER BY m.created_at DESC, m.id DESC LIMIT $2) latest
+        ORDER BY latest."createdAt", latest.id`,
+      [id, THREAD_MESSAGES],
+    );
   }
 
   /** A user's own tickets, newest first. */
   pageOfUser(userId: string, after: KeysetCursor | null, limit: number): Promise<ListedTicket[]> {
-    const params: unknown[] = [userId, limit];
-    let position = '';
-    if (after) {
-      params.push(after.at, after.id);
-      position = `AND (t.created_at, t.id) < ($3::timestamptz, $4::uuid)`;
-    }
-    return sqlRows<ListedTicket>(
-      this.dataSource,
-      `SELECT ${TICKET}, ${exactKey('t.created_at')} FROM tickets t
-       WHERE t.user_id = $1 ${position}
-       ORDER BY t.created_at DESC, t.id DESC LIMIT $2`,
-      params,
-    );
+    const order: KeysetOrder = { at: 't.created_at', id: 't.id', direction: 'DESC' };
+    return this.page('t.user_id = $1', userId, order, after, limit);
   }
 
   /** The staff queue: open tickets oldest first; closed ones most recently closed first. */
@@ -194,30 +162,36 @@ export class TicketsRepository {
     after: KeysetCursor | null,
     limit: number,
   ): Promise<ListedTicket[]> {
-    const [column, direction, compare] =
-      status === 'open' ? ['t.created_at', 'ASC', '>'] : ['t.closed_at', 'DESC', '<'];
-    const params: unknown[] = [status, limit];
-    let position = '';
-    if (after) {
-      params.push(after.at, after.id);
-      position = `AND (${column}, t.id) ${compare} ($3::timestamptz, $4::uuid)`;
-    }
+    const order: KeysetOrder =
+      status === 'open'
+        ? { at: 't.created_at', id: 't.id', direction: 'ASC' }
+        : { at: 't.closed_at', id: 't.id', direction: 'DESC' };
+    return this.page('t.status = $1', status, order, after, limit);
+  }
+
+  /** `limit` tickets matching `filter` (on `$1` = `value`), in `order`, after the cursor. */
+  private page(
+    filter: string,
+    value: unknown,
+    order: KeysetOrder,
+    after: KeysetCursor | null,
+    limit: number,
+  ): Promise<ListedTicket[]> {
+    const params: unknown[] = [value, limit];
+    const keyset = keysetSql(order, after, positional(params));
     return sqlRows<ListedTicket>(
-      this.dataSource,
-      `SELECT ${TICKET}, ${exactKey(column)} FROM tickets t
-       WHERE t.status = $1 ${position}
-       ORDER BY ${column} ${direction}, t.id ${direction} LIMIT $2`,
+      this.txHost.tx,
+      `SELECT ${TICKET}, ${keyset.selectSortKey} FROM tickets t
+       WHERE ${filter} AND ${keyset.after}
+       ORDER BY ${keyset.orderBy} LIMIT $2`,
       params,
     );
   }
 
-  private async selectTicket(
-    runner: DataSource | EntityManager,
-    id: string,
-    ownerId?: string,
-  ): Promise<TicketRecord> {
+  /** With `ownerId`, another user's ticket is the same NO_TICKETS as a missing one. */
+  async find(id: string, ownerId?: string): Promise<TicketRecord> {
     const [ticket] = await sqlRows<TicketRecord>(
-      runner,
+      this.txHost.tx,
       `SELECT ${TICKET} FROM tickets t WHERE t.id = $1 AND ($2::uuid IS NULL OR t.user_id = $2)`,
       [id, ownerId ?? null],
     );

@@ -1,19 +1,22 @@
 import { Controller, Get } from '@nestjs/common';
-import { ApiCookieAuth, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import type { AuthUser } from '../common/auth/auth-user';
 import { CurrentUser } from '../common/auth/current-user.decorator';
-import { UserResponse } from './dto/user.response';
+import { toUserViewResponse, UserResponse } from './dto/user.response';
 import { UsersService } from './users.service';
 
 @ApiTags('users')
-@ApiCookieAuth()
 @Controller('users')
 export class UsersController {
   constructor(private readonly users: UsersService) {}
 
   @Get('me')
   @ApiOkResponse({ type: UserResponse })
-  me(@CurrentUser() caller: AuthUser): Promise<UserResponse> {
-    return this.users.view(caller.id);
+  async me(@CurrentUser() caller: AuthUser): Promise<UserResponse> {
+    // Authentication already read the caller with its limits, in the same statement.
+    const view = caller.record
+      ? this.users.viewOf(caller.record)
+      : await this.users.view(caller.id);
+    return toUserViewResponse(view);
   }
 }

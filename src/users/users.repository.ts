@@ -1,11 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { type EntityManager, Repository } from 'typeorm';
+import { TransactionHost } from '@nestjs-cls/transactional';
+import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
+import type { Repository } from 'typeorm';
 import { isUniqueViolation } from '../database/postgres-errors';
-import { sqlRows } from '../database/sql';
+import { preparedRows, sqlRows } from '../database/sql';
 import { DEFAULT_TRAFFIC_LIMIT_KEY } from '../settings-store/app-settings.repository';
 import { type Role, User } from './entities/user.entity';
-import { NoUserCondition, UsernameTakenCondition } from './users.errors';
+import { NoUserCondition, PartnerCodeTakenCondition, UsernameTakenCondition } from './users.errors';
 
 export interface NewStaff {
   username: string;
@@ -24,17 +25,76 @@ export interface UserWithDefaults {
   planLimitBytes: string | null;
 }
 
-/** Every query on `users`. */
+/** A user's traffic as the proxy sees it: the limit that applies now, the use, the subscription. */
+export interface TrafficStanding {
+  id: string;
+  limitBytes: string;
+  usedBytes: string;
+  subscriptionExpiresAt: Date | null;
+  active: boolean;
+}
+
+/** What adding traffic did: how many of the users exist, and which are now at or over their limit. */
+export interface TrafficAdded {
+  updated: number;
+  overLimit: string[];
+}
+
+/** The stored default limit, else `$fallback` (TRAFFIC_LIMIT_DEFAULT_BYTES): one row `d.bytes`. */
+const DEFAULT_LIMIT = (fallback: string): string =>
+  `(SELECT COALESCE((SELECT (s.value #>> '{}')::bigint FROM app_settings s
+     WHERE s.key = '${DEFAULT_TRAFFIC_LIMIT_KEY}'), ${fallback}::bigint) AS bytes) d`;
+
+/**
+ * The limit that applies to user `u` now, given its plan `p` (left-joined) and the default `d`: its
+ * override, else the plan's limit while a subscription runs, else the default. The same rule as
+ * `trafficLimitOf`.
+ */
+const EFFECTIVE_LIMIT = `COALESCE(u.traffic_limit_bytes,
+  CASE WHEN u.subscription_expires_at > now() THEN p.traffic_limit_bytes END, d.bytes)`;
+
+/** A partner as a buyer attaching to it sees it. */
+export interface PartnerRef {
+  id: string;
+  partnerCode: string;
+}
+
+/** A subscription, kept in the user's own columns. */
+export interface SubscriptionRecord {
+  planName: string;
+  expiresAt: Date;
+}
+
+/** Who gets something when this buyer pays. */
+export interface BuyerLinks {
+  referrerId: string | null;
+  partnerId: string | null;
+  /** The partner's commission rate (numeric(5,2) text); null when it has none. */
+  partnerPercent: string | null;
+}
+
+/** A user row (`u`) with its fallback limits; `$2` is the default limit's settings key. */
+const WITH_DEFAULTS = `u.*, (SELECT s.value #>> '{}' FROM app_settings s WHERE s.key = $2) AS default_limit,
+  (SELECT p.traffic_limit_bytes::text FROM plans p WHERE p.name = u.plan_name) AS plan_limit`;
+
+/** `expires_at` moved on by some days from whichever is later: now, or the current expiry. */
+const extended = (days: string): string =>
+  `GREATEST(now(), COALESCE(subscription_expires_at, now())) + make_interval(days => ${days})`;
+
+/**
+ * The owner of `users`: every write and lock of a user row is here (accounts, staff, node access,
+ * limits, subscriptions, the trial). Statements run in the caller's transaction, when there is one.
+ */
 @Injectable()
 export class UsersRepository {
-  constructor(@InjectRepository(User) private readonly users: Repository<User>) {}
+  constructor(private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>) {}
 
-  private repo(manager?: EntityManager): Repository<User> {
-    return manager ? manager.getRepository(User) : this.users;
+  private get users(): Repository<User> {
+    return this.txHost.tx.getRepository(User);
   }
 
-  async getById(id: string, manager?: EntityManager): Promise<User> {
-    const user = await this.repo(manager).findOneBy({ id });
+  async getById(id: string): Promise<User> {
+    const user = await this.users.findOneBy({ id });
     if (!user) throw new NoUserCondition(id);
     return user;
   }
@@ -45,15 +105,33 @@ export class UsersRepository {
    * (`GET /users/me`), and the query builder's hydration cost more than the query itself.
    */
   async getWithDefaults(id: string): Promise<UserWithDefaults> {
-    const rows = await sqlRows<Record<string, unknown>>(
-      this.users.manager,
-      `SELECT u.*, (SELECT s.value #>> '{}' FROM app_settings s WHERE s.key = $2) AS default_limit,
-         (SELECT p.traffic_limit_bytes::text FROM plans p WHERE p.name = u.plan_name) AS plan_limit
-         FROM users u WHERE u.id = $1`,
+    const rows = await preparedRows<Record<string, unknown>>(
+      this.txHost.tx,
+      'users_with_defaults',
+      `SELECT ${WITH_DEFAULTS} FROM users u WHERE u.id = $1`,
       [id, DEFAULT_TRAFFIC_LIMIT_KEY],
     );
-    const row = rows[0];
-    if (!row) throw new NoUserCondition(id);
+    if (!rows[0]) throw new NoUserCondition(id);
+    return this.withDefaults(rows[0]);
+  }
+
+  /**
+   * What `getWithDefaults` gives, for the user behind an access token, while the token's refresh
+   * session is not revoked; null otherwise. The one statement of authentication: every signed-in
+   * request runs it, so revocation takes effect at once and the route has its caller loaded.
+   */
+  async findBySession(sessionId: string, userId: string): Promise<UserWithDefaults | null> {
+    const rows = await preparedRows<Record<string, unknown>>(
+      this.txHost.tx,
+      'users_by_session',
+      `SELECT ${WITH_DEFAULTS} FROM refresh_sessions r JOIN users u ON u.id = r.user_id
+        WHERE u.id = $1 AND r.id = $3 AND r.user_id = $1 AND r.revoked_at IS NULL`,
+      [userId, DEFAULT_TRAFFIC_LIMIT_KEY, sessionId],
+    );
+    return rows[0] ? this.withDefaults(rows[0]) : null;
+  }
+
+  private withDefaults(row: Record<string, unknown>): UserWithDefaults {
     return {
       user: this.fromRow(row),
       defaultLimitBytes: (row.default_limit as string | null) ?? null,
@@ -65,7 +143,7 @@ export class UsersRepository {
   async planLimits(planNames: string[]): Promise<Map<string, string>> {
     if (planNames.length === 0) return new Map();
     const rows = await sqlRows<{ name: string; bytes: string }>(
-      this.users.manager,
+      this.txHost.tx,
       `SELECT p.name, p.traffic_limit_bytes::text AS bytes FROM plans p WHERE p.name = ANY($1)`,
       [[...new Set(planNames)]],
     );
@@ -88,7 +166,11 @@ export class UsersRepository {
     return this.users.findOneBy({ username });
   }
 
-  findByTgId(tgId: number): Promise<User | null> {
+  findById(id: string): Promise<User | null> {
+    return this.users.findOneBy({ id });
+  }
+
+  findByTgId(tgId: number | string): Promise<User | null> {
     return this.users.findOneBy({ tgId: String(tgId) });
   }
 
@@ -107,8 +189,8 @@ export class UsersRepository {
     return (await this.findByTgId(tgId)) as User;
   }
 
-  async createStaff(staff: NewStaff, manager?: EntityManager): Promise<User> {
-    const repo = this.repo(manager);
+  async createStaff(staff: NewStaff): Promise<User> {
+    const repo = this.users;
     try {
       return await repo.save(
         repo.create({
@@ -122,11 +204,217 @@ export class UsersRepository {
     } catch (error) {
       if (isUniqueViolation(error, 'UQ_users_username'))
         throw new UsernameTakenCondition(staff.username);
+      if (isUniqueViolation(error, 'UQ_users_partner_code'))
+        throw new PartnerCodeTakenCondition(staff.partnerCode ?? null);
       throw error;
     }
   }
 
   async updatePasswordHash(id: string, passwordHash: string): Promise<void> {
     await this.users.update({ id }, { passwordHash });
+  }
+
+  /**
+   * Locks these users' rows until the transaction ends, always in id order so that two writers
+   * locking the same pair cannot deadlock. NO KEY UPDATE still lets other tables' foreign keys
+   * reference the rows meanwhile. The ids of the users that exist.
+   */
+  async lock(ids: string[]): Promise<string[]> {
+    const rows = await sqlRows<{ id: string }>(
+      this.txHost.tx,
+      `SELECT id FROM users WHERE id = ANY($1::uuid[]) ORDER BY id FOR NO KEY UPDATE`,
+      [ids],
+    );
+    return rows.map((row) => row.id);
+  }
+
+  /** The user, locked until the transaction ends, so a before/after read of it stays exact. */
+  async lockOne(id: string): Promise<User> {
+    const [row] = await sqlRows<Record<string, unknown>>(
+      this.txHost.tx,
+      `SELECT * FROM users WHERE id = $1 FOR NO KEY UPDATE`,
+      [id],
+    );
+    if (!row) throw new NoUserCondition(id);
+    return this.fromRow(row);
+  }
+
+  async setCanManageNodes(id: string, value: boolean): Promise<void> {
+    await this.users.update({ id }, { canManageNodes: value });
+  }
+
+  /** `bytes` null: follow the default limit again. */
+  async setTrafficLimit(id: string, bytes: string | null): Promise<void> {
+    await this.users.update({ id }, { trafficLimitBytes: bytes });
+  }
+
+  // Subscriptions
+
+  async buyerLinks(userId: string): Promise<BuyerLinks | null> {
+    const [row] = await sqlRows<BuyerLinks>(
+      this.txHost.tx,
+      `SELECT u.referred_by_user_id AS "referrerId", u.referred_by_partner_id AS "partnerId",
+         p.commission_percent AS "partnerPercent"
+       FROM users u LEFT JOIN users p ON p.id = u.referred_by_partner_id WHERE u.id = $1`,
+      [userId],
+    );
+    return row ?? null;
+  }
+
+  /** The buyer's subscription: the plan's days from max(now, expiry), that plan, traffic reset. */
+  async extendForPlan(userId: string, planName: string): Promise<SubscriptionRecord> {
+    const [row] = await sqlRows<SubscriptionRecord>(
+      this.txHost.tx,
+      `UPDATE users SET plan_name = p.name, traffic_used_bytes = 0,
+         subscription_expires_at = ${extended('p.duration_days')}
+       FROM plans p WHERE users.id = $1 AND p.name = $2
+       RETURNING users.plan_name AS "planName", users.subscription_expires_at AS "expiresAt"`,
+      [userId, planName],
+    );
+    return row;
+  }
+
+  /** Gives `days` to a referrer, on its own plan, or on `fallbackPlan` when it has none. */
+  async giveDays(userId: string, days: number, fallbackPlan: string): Promise<boolean> {
+    const rows = await sqlRows<{ id: string }>(
+      this.txHost.tx,
+      `UPDATE users SET plan_name = COALESCE(plan_name, $3),
+         subscription_expires_at = ${extended('$2')}
+       WHERE id = $1 RETURNING id`,
+      [userId, days, fallbackPlan],
+    );
+    return rows.length > 0;
+  }
+
+  /**
+   * Starts the trial once per Telegram account: one conditional update, so concurrent requests
+   * cannot both succeed. A running subscription keeps its plan and is lengthened; otherwise the
+   * account gets the trial plan with a fresh traffic counter. Null when refused.
+   */
+  async startTrial(
+    userId: string,
+    days: number,
+    planName: string,
+  ): Promise<SubscriptionRecord | null> {
+    const active = `(plan_name IS NOT NULL AND subscription_expires_at > now())`;
+    const [row] = await sqlRows<SubscriptionRecord>(
+      this.txHost.tx,
+      `UPDATE users SET trial_used_at = now(),
+         plan_name = CASE WHEN ${active} THEN plan_name ELSE $3 END,
+         traffic_used_bytes = CASE WHEN ${active} THEN traffic_used_bytes ELSE 0 END,
+         subscription_expires_at = ${extended('$2')}
+       WHERE id = $1 AND tg_id IS NOT NULL AND trial_used_at IS NULL
+       RETURNING plan_name AS "planName", subscription_expires_at AS "expiresAt"`,
+      [userId, days, planName],
+    );
+    return row ?? null;
+  }
+
+  /** The user's current subscription; null when it has never had one. */
+  async subscriptionOf(userId: string): Promise<SubscriptionRecord | null> {
+    const [row] = await sqlRows<SubscriptionRecord>(
+      this.txHost.tx,
+      `SELECT plan_name AS "planName", subscription_expires_at AS "expiresAt" FROM users
+       WHERE id = $1 AND plan_name IS NOT NULL AND subscription_expires_at IS NOT NULL`,
+      [userId],
+    );
+    return row ?? null;
+  }
+
+  /** The partner account with this code; null when no partner has it. */
+  async findPartnerByCode(code: string): Promise<PartnerRef | null> {
+    const [row] = await sqlRows<PartnerRef>(
+      this.txHost.tx,
+      `SELECT id, partner_code AS "partnerCode" FROM users
+       WHERE partner_code = $1 AND role = 'partner'`,
+      [code],
+    );
+    return row ?? null;
+  }
+
+  /**
+   * Attaches the buyer to the partner if it has none yet: one conditional update, so of racing
+   * attachments exactly one wins. `current`: the partner the buyer has when it already had one
+   * (null only if that partner was deleted in between).
+   */
+  async attachToPartner(
+    buyerId: string,
+    partnerId: string,
+  ): Promise<{ attached: true } | { attached: false; current: string | null }> {
+    const [attached] = await sqlRows<{ id: string }>(
+      this.txHost.tx,
+      `UPDATE users SET referred_by_partner_id = $2
+       WHERE id = $1 AND referred_by_partner_id IS NULL RETURNING id`,
+      [buyerId, partnerId],
+    );
+    if (attached) return { attached: true };
+    const [row] = await sqlRows<{ current: string | null }>(
+      this.txHost.tx,
+      `SELECT referred_by_partner_id AS current FROM users WHERE id = $1`,
+      [buyerId],
+    );
+    if (!row) throw new NoUserCondition(buyerId);
+    return { attached: false, current: row.current };
+  }
+
+  /** The traffic standing of each of these users that exists (in no particular order). */
+  trafficStandings(ids: string[], defaultBytes: bigint): Promise<TrafficStanding[]> {
+    return sqlRows<TrafficStanding>(
+      this.txHost.tx,
+      `SELECT u.id, ${EFFECTIVE_LIMIT}::text AS "limitBytes",
+              u.traffic_used_bytes::text AS "usedBytes",
+              u.subscription_expires_at AS "subscriptionExpiresAt",
+              COALESCE(u.subscription_expires_at > now(), false) AS active
+         FROM users u LEFT JOIN plans p ON p.name = u.plan_name CROSS JOIN ${DEFAULT_LIMIT('$2')}
+        WHERE u.id = ANY($1::uuid[])`,
+      [ids, defaultBytes.toString()],
+    );
+  }
+
+  /**
+   * Adds counted bytes to users' traffic counters (saturating at the bigint maximum) with one
+   * UPDATE over arrays. The rows are locked first, in id order (`lock`): concurrent reports over
+   * the same users then queue up instead of deadlocking, and the UPDATE, whose snapshot starts
+   * after the wait, never has to re-check rows others changed meanwhile. `ids` must be distinct;
+   * call inside a transaction.
+   */
+  async addTraffic(ids: string[], bytes: bigint[], defaultBytes: bigint): Promise<TrafficAdded> {
+    await this.lock(ids);
+    const [row] = await sqlRows<TrafficAdded>(
+      this.txHost.tx,
+      `WITH added AS (
+         UPDATE users u
+            SET traffic_used_bytes = LEAST(u.traffic_used_bytes::numeric + v.bytes,
+                                           9223372036854775807)::bigint
+           FROM unnest($1::uuid[], $2::numeric[]) AS v(id, bytes)
+          WHERE u.id = v.id
+         RETURNING u.id, u.traffic_used_bytes, u.traffic_limit_bytes, u.plan_name,
+                   u.subscription_expires_at
+       )
+       SELECT count(*)::int AS updated,
+              COALESCE(array_agg(u.id) FILTER (WHERE u.traffic_used_bytes >= ${EFFECTIVE_LIMIT}),
+                       '{}') AS "overLimit"
+         FROM added u LEFT JOIN plans p ON p.name = u.plan_name CROSS JOIN ${DEFAULT_LIMIT('$3')}`,
+      [ids, bytes.map(String), defaultBytes.toString()],
+    );
+    return row;
+  }
+
+  /**
+   * Records the user-to-user referrer, the account with Telegram id `referrerTgId`: once (the first
+   * wins), never oneself, and only while the user has not paid an invoice. One conditional update,
+   * so concurrent or repeated `/start` links cannot change an existing referrer.
+   */
+  async attachReferrerByTgId(userId: string, referrerTgId: string): Promise<boolean> {
+    const rows = await sqlRows<{ id: string }>(
+      this.txHost.tx,
+      `UPDATE users u SET referred_by_user_id = r.id
+         FROM users r
+        WHERE u.id = $1 AND r.tg_id = $2 AND r.id <> u.id AND u.referred_by_user_id IS NULL
+          AND NOT EXISTS (SELECT 1 FROM invoices i WHERE i.user_id = u.id AND i.status = 'paid')
+        RETURNING u.id`,
+      [userId, referrerTgId],
+    );
+    return rows.length > 0;
   }
 }

@@ -2,10 +2,10 @@ import { Inject, Injectable } from '@nestjs/common';
 import { AppError } from '../common/errors';
 import { type Settings } from '../config/settings';
 import { SETTINGS } from '../config/settings.module';
-import { toUserResponse, type UserResponse } from './dto/user.response';
+import type { UserView } from './dto/user.response';
 import type { User } from './entities/user.entity';
 import { NoUserCondition } from './users.errors';
-import { UsersRepository } from './users.repository';
+import { UsersRepository, type UserWithDefaults } from './users.repository';
 
 @Injectable()
 export class UsersService {
@@ -15,30 +15,45 @@ export class UsersService {
   ) {}
 
   /**
-   * The user as the contract shows it, with the traffic limit that applies to it now: its own
-   * override, else its running subscription's plan's limit, else the default.
+   * The user with what its traffic limit falls back to (`trafficLimitOf`): its own override, else
+   * its running subscription's plan's limit, else the default.
    */
-  async view(userId: string): Promise<UserResponse> {
-    const { user, defaultLimitBytes, planLimitBytes } = await this.withNoUser(() =>
-      this.users.getWithDefaults(userId),
-    );
-    return toUserResponse(user, {
-      defaultBytes: this.effectiveDefault(defaultLimitBytes),
-      planBytes: planLimitBytes === null ? null : BigInt(planLimitBytes),
-    });
+  async view(userId: string): Promise<UserView> {
+    return this.viewOf(await this.withNoUser(() => this.users.getWithDefaults(userId)));
   }
 
-  /** Many users as the contract shows them (lists), with the same limits as `view`. */
-  async views(users: User[], defaultBytes: bigint): Promise<UserResponse[]> {
+  /** `view` of a user already read with its defaults (the signed-in caller). */
+  viewOf({ user, defaultLimitBytes, planLimitBytes }: UserWithDefaults): UserView {
+    return {
+      user,
+      limits: {
+        defaultBytes: this.effectiveDefault(defaultLimitBytes),
+        planBytes: planLimitBytes === null ? null : BigInt(planLimitBytes),
+      },
+    };
+  }
+
+  /** Many users (lists), with the same limits as `view`. */
+  async views(users: User[], defaultBytes: bigint): Promise<UserView[]> {
     const names = users.flatMap((user) => (user.planName === null ? [] : [user.planName]));
     const planLimits = await this.users.planLimits(names);
     return users.map((user) => {
       const planBytes = user.planName === null ? undefined : planLimits.get(user.planName);
-      return toUserResponse(user, {
-        defaultBytes,
-        planBytes: planBytes === undefined ? null : BigInt(planBytes),
-      });
+      return {
+        user,
+        limits: { defaultBytes, planBytes: planBytes === undefined ? null : BigInt(planBytes) },
+      };
     });
+  }
+
+  /** The Telegram account of this Telegram user, created on first contact. */
+  telegramAccount(tgId: number, tgUsername: string | null): Promise<User> {
+    return this.users.upsertTelegramUser(tgId, tgUsername);
+  }
+
+  /** The bot's `/start <tg_id>` referral: first wins, never oneself, only before a first payment. */
+  attachReferrer(userId: string, referrerTgId: string): Promise<boolean> {
+    return this.users.attachReferrerByTgId(userId, referrerTgId);
   }
 
   effectiveDefault(stored: string | null): bigint {

@@ -1,12 +1,5 @@
-import { type INestApplication, RequestMethod } from '@nestjs/common';
-import {
-  GUARDS_METADATA,
-  METHOD_METADATA,
-  MODULE_PATH,
-  PATH_METADATA,
-  VERSION_METADATA,
-} from '@nestjs/common/constants';
-import { MetadataScanner, ModulesContainer } from '@nestjs/core';
+import type { INestApplication } from '@nestjs/common';
+import { GUARDS_METADATA } from '@nestjs/common/constants';
 import { ThrottlerGuard } from '@nestjs/throttler';
 import { API_PREFIX } from '../../src/app.factory';
 import { InternalSecretGuard } from '../../src/common/auth/internal-secret.guard';
@@ -17,6 +10,8 @@ import {
   StaffGuard,
   SupportStaffGuard,
 } from '../../src/common/auth/role.guards';
+import { handlerRoutes } from '../../src/common/openapi/routes';
+import { RateLimitGuard } from '../../src/common/throttling/rate-limit.guard';
 import { IS_PUBLIC } from '../../src/common/public.decorator';
 
 /** The metadata key of `@CookieAuthenticated()` (src/common/auth/origin.guard.ts). */
@@ -68,42 +63,17 @@ type GuardRef = (abstract new (...args: never[]) => unknown) | object;
  * each module, each handler with route metadata, and the guard metadata Nest itself applies.
  */
 export function discoverRoutes(app: INestApplication): DiscoveredRoute[] {
-  const modules = app.get(ModulesContainer);
-  const scanner = new MetadataScanner();
   const routes = new Map<string, DiscoveredRoute>();
-
-  for (const module of modules.values()) {
-    const moduleKeys = Reflect.getMetadataKeys(module.metatype) as unknown[];
-    if (moduleKeys.some((k) => typeof k === 'string' && k.startsWith(MODULE_PATH))) {
-      throw new Error(`${module.metatype.name} has a RouterModule path: teach discover-routes it`);
+  for (const found of handlerRoutes(app, API_PREFIX)) {
+    const method = found.method.toUpperCase();
+    const key = `${method} ${found.path}`;
+    const guard = guardName(found.controller, found.handler);
+    const route = { key, method, path: found.path, guard, handler: found.name };
+    const existing = routes.get(key);
+    if (existing && existing.handler !== route.handler) {
+      throw new Error(`${key} is served twice: ${existing.handler} and ${route.handler}`);
     }
-    for (const wrapper of module.controllers.values()) {
-      const controller = wrapper.metatype as (new (...args: never[]) => object) | null;
-      if (!controller) continue;
-      const prototype = controller.prototype as Record<string, unknown>;
-      for (const name of scanner.getAllMethodNames(prototype)) {
-        const handler = prototype[name] as object;
-        const method = Reflect.getMetadata(METHOD_METADATA, handler) as RequestMethod | undefined;
-        if (method === undefined) continue;
-        if (
-          Reflect.getMetadata(VERSION_METADATA, handler) !== undefined ||
-          Reflect.getMetadata(VERSION_METADATA, controller) !== undefined
-        ) {
-          throw new Error(`${controller.name}.${name} is versioned: teach discover-routes it`);
-        }
-        const guard = guardName(controller, handler);
-        for (const path of fullPaths(controller, handler)) {
-          const verb = RequestMethod[method];
-          const key = `${verb} ${path}`;
-          const route = { key, method: verb, path, guard, handler: `${controller.name}.${name}` };
-          const existing = routes.get(key);
-          if (existing && existing.handler !== route.handler) {
-            throw new Error(`${key} is served twice: ${existing.handler} and ${route.handler}`);
-          }
-          routes.set(key, route);
-        }
-      }
-    }
+    routes.set(key, route);
   }
   for (const route of adapterRoutes(app, routes)) routes.set(route.key, route);
   return [...routes.values()].sort((a, b) => compareKeys(a.key, b.key));
@@ -160,24 +130,6 @@ export function compareKeys(a: string, b: string): number {
   return pa < pb ? -1 : pa > pb ? 1 : ma < mb ? -1 : ma > mb ? 1 : 0;
 }
 
-function fullPaths(controller: object, handler: object): string[] {
-  const list = (value: unknown): string[] =>
-    value === undefined ? [''] : Array.isArray(value) ? value.map(String) : [String(value)];
-  const paths: string[] = [];
-  for (const base of list(Reflect.getMetadata(PATH_METADATA, controller))) {
-    for (const own of list(Reflect.getMetadata(PATH_METADATA, handler))) {
-      const joined = [API_PREFIX, base, own]
-        .join('/')
-        .split('/')
-        .filter((part) => part !== '')
-        .map((part) => part.replace(/^:(\w+)$/, '{$1}'))
-        .join('/');
-      paths.push(`/${joined}`);
-    }
-  }
-  return paths;
-}
-
 /** The access rule of a route, named as the contract names it. */
 function guardName(controller: object, handler: object): string {
   const metadata = <T>(key: string): T | undefined =>
@@ -207,5 +159,9 @@ function guardName(controller: object, handler: object): string {
 
 /** Rate limiters decide how often, not who: they are not access guards. */
 function isThrottler(guard: { prototype?: unknown }): boolean {
-  return guard === ThrottlerGuard || guard.prototype instanceof ThrottlerGuard;
+  return (
+    guard === ThrottlerGuard ||
+    guard.prototype instanceof ThrottlerGuard ||
+    guard === RateLimitGuard
+  );
 }

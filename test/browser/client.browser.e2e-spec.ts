@@ -7,7 +7,7 @@
  * http://127.0.0.1:<B>. Same host, other ports: same-site, cross-origin, so the SameSite=Lax cookies
  * travel while CORS and the origin check decide. Screenshots go to test-artifacts/browser/.
  */
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,20 +20,10 @@ import {
 } from 'playwright-core';
 import { SessionsService } from '../../src/auth/sessions.service';
 import { startTestApp, type TestApp } from '../harness/app';
+import { CHROMIUM_ARGS, chromiumExecutable } from './chromium';
 import { buildClient, type PageServer, servePages } from './page-server';
 import { recordRequests, type SeenRequest } from './seen-requests';
 
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-component-update',
-  '--disable-sync',
-];
 const ACCESS_TTL_S = 2;
 const SHOTS = join(__dirname, '../../test-artifacts/browser');
 
@@ -57,12 +47,6 @@ describe('browser client in Chromium', () => {
   const pageErrors: string[] = [];
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) {
-      throw new Error(
-        `Chromium is missing at ${CHROMIUM}; this test needs a real browser. ` +
-          'Install it with .ci/install-chromium.sh (apt-get install chromium, as root).',
-      );
-    }
     clientDir = mkdtempSync(join(tmpdir(), 'client-build-'));
     buildClient(clientDir);
     let apiBase = '';
@@ -78,7 +62,10 @@ describe('browser client in Chromium', () => {
     seen = recordRequests(t.app.getHttpServer() as Server);
 
     mkdirSync(SHOTS, { recursive: true });
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+    browser = await chromium.launch({
+      executablePath: await chromiumExecutable(),
+      args: CHROMIUM_ARGS,
+    });
     context = await browser.newContext({ viewport: { width: 1000, height: 560 } });
     context.setDefaultTimeout(10_000);
     page = await context.newPage();

@@ -10,6 +10,8 @@ export interface RecordedRequest {
   headers: IncomingMessage['headers'];
   /** The parsed JSON body, or null. */
   body: unknown;
+  /** When it arrived (ms since the epoch). */
+  at: number;
 }
 
 export interface FakeReply {
@@ -47,6 +49,7 @@ export async function startFakeServer(
         query: Object.fromEntries(url.searchParams),
         headers: req.headers,
         body,
+        at: Date.now(),
       };
       requests.push(recorded);
       void Promise.resolve(handle(recorded)).then((reply) => {

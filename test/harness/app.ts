@@ -4,7 +4,7 @@ import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { createApp } from '../../src/app.factory';
 import { loadSettings, type Settings } from '../../src/config/settings';
-import { createTestDatabase } from './database';
+import { createTestDatabase, type TestDatabase } from './database';
 
 export const TEST_SECRETS = {
   JWT_ACCESS_SECRET: 'test-jwt-access-secret-0123456789abcdef',
@@ -16,12 +16,34 @@ export const TEST_SECRETS = {
 
 export const TRUSTED_ORIGIN = 'https://app.example.test';
 
+/**
+ * Every test client comes from one address: the throttles on routes that make rows are lifted
+ * unless a test sets them (test/rate-limits.e2e-spec.ts does).
+ */
+const UNTHROTTLED = Object.fromEntries(
+  [
+    'RATE_SIGNUP_PER_ADDRESS',
+    'RATE_SEED_LOGIN_PER_ADDRESS',
+    'RATE_SEED_LOGIN_PER_SEED',
+    'RATE_GAME_ROUNDS_PER_ACCOUNT',
+    'RATE_GAME_ROUNDS_PER_ADDRESS',
+    'RATE_TICKET_MESSAGES_PER_ACCOUNT',
+    'RATE_TICKET_MESSAGES_PER_ADDRESS',
+    'RATE_TICKET_MESSAGES_PER_TICKET',
+    // Every test client orders from 127.0.0.1; the invoice throttle has tests of its own.
+    'RATE_INVOICES_PER_ACCOUNT',
+    'RATE_INVOICES_PER_ADDRESS',
+  ].map((name) => [name, '999999/60']),
+);
+
 export interface TestApp {
   app: NestExpressApplication;
   settings: Settings;
   dataSource: DataSource;
   /** Base URL of the listening server, e.g. http://127.0.0.1:41234 */
   baseUrl: string;
+  database: TestDatabase;
+  databaseUrl: string;
   http(): request.Agent;
   close(): Promise<void>;
 }
@@ -29,19 +51,24 @@ export interface TestApp {
 /**
  * Boots the real application on a database of its own, listening on a loopback port.
  * `env` overrides the test defaults, exactly as environment variables would; scheduled jobs are off
- * unless `options.schedule` (tests run them by hand).
+ * unless `options.schedule` (tests run them by hand). `options.database` (or its URL,
+ * `options.databaseUrl`) starts a second instance on another app's database (that app drops it).
  */
 export async function startTestApp(
   env: Record<string, string> = {},
-  options: { schedule?: boolean } = {},
+  options: { schedule?: boolean; database?: TestDatabase; databaseUrl?: string } = {},
 ): Promise<TestApp> {
-  const database = await createTestDatabase();
+  const shared = options.database ?? (options.databaseUrl ? { url: options.databaseUrl } : null);
+  const database: TestDatabase = shared
+    ? { url: shared.url, drop: () => Promise.resolve() }
+    : await createTestDatabase();
   const settings = loadSettings({
     NODE_ENV: 'test',
     DATA_DIR: '/nonexistent-test-data-dir',
     CSRF_TRUSTED_ORIGINS: TRUSTED_ORIGIN,
     CORS_ORIGINS: TRUSTED_ORIGIN,
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    ...UNTHROTTLED,
     ...TEST_SECRETS,
     ...env,
   });
@@ -57,7 +84,9 @@ export async function startTestApp(
     settings,
     dataSource: app.get(DataSource),
     baseUrl: `http://127.0.0.1:${port}`,
+    databaseUrl: database.url,
     http: () => request.agent(app.getHttpServer()),
+    database,
     async close() {
       await app.close();
       await database.drop();

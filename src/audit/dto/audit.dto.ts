@@ -1,3 +1,4 @@
+import type { AuditRow } from '../audit.repository';
 import { ApiProperty } from '@nestjs/swagger';
 
 export class AuditEntryResponse {
@@ -32,4 +33,17 @@ export class AuditPage {
 
   @ApiProperty({ type: String, nullable: true })
   next_cursor: string | null;
+}
+
+export function toAuditEntryResponse(row: AuditRow): AuditEntryResponse {
+  return {
+    id: row.id,
+    actor_id: row.actor_id,
+    action: row.action,
+    target_type: row.target_type,
+    target_id: row.target_id,
+    before: row.before,
+    after: row.after,
+    created_at: row.created_at.toISOString(),
+  };
 }

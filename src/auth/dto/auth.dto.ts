@@ -1,3 +1,4 @@
+import type { LoginCode, LoginCodePoll } from '../auth.service';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import {
   IsInt,
@@ -119,6 +120,15 @@ export class LoginCodeResponse {
 
   @ApiProperty({ format: 'date-time' })
   expires_at: string;
+
+  static from(login: LoginCode): LoginCodeResponse {
+    return {
+      code: login.code,
+      poll_secret: login.pollSecret,
+      deep_link: login.deepLink,
+      expires_at: login.expiresAt.toISOString(),
+    };
+  }
 }
 
 export class PollLoginCodeResponse {
@@ -127,4 +137,10 @@ export class PollLoginCodeResponse {
 
   @ApiPropertyOptional({ description: 'present once, with status confirmed' })
   bootstrap_token?: string;
+
+  static from(poll: LoginCodePoll): PollLoginCodeResponse {
+    return poll.bootstrapToken === undefined
+      ? { status: poll.status }
+      : { status: poll.status, bootstrap_token: poll.bootstrapToken };
+  }
 }

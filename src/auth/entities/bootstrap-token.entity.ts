@@ -1,8 +1,17 @@
-import { JoinColumn, ManyToOne, Column, CreateDateColumn, Entity, PrimaryColumn } from 'typeorm';
+import {
+  Index,
+  JoinColumn,
+  ManyToOne,
+  Column,
+  CreateDateColumn,
+  Entity,
+  PrimaryColumn,
+} from 'typeorm';
 import { User } from '../../users/entities/user.entity';
 
 /** A short-lived, single-use token exchanged for a session (`POST /auth/exchange`). */
 @Entity('bootstrap_tokens')
+@Index('IDX_bootstrap_tokens_expires', ['expiresAt'])
 export class BootstrapToken {
   /** SHA-256 of the token. */
   @PrimaryColumn({ type: 'bytea' })

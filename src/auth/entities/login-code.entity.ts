@@ -1,4 +1,12 @@
-import { JoinColumn, ManyToOne, Column, CreateDateColumn, Entity, PrimaryColumn } from 'typeorm';
+import {
+  Index,
+  JoinColumn,
+  ManyToOne,
+  Column,
+  CreateDateColumn,
+  Entity,
+  PrimaryColumn,
+} from 'typeorm';
 import { User } from '../../users/entities/user.entity';
 
 /**
@@ -6,6 +14,7 @@ import { User } from '../../users/entities/user.entity';
  * in the bot, and the app polls with its secret until it receives a bootstrap token (once).
  */
 @Entity('login_codes')
+@Index('IDX_login_codes_expires', ['expiresAt'])
 export class LoginCode {
   /** SHA-256 of the code in the deep link. */
   @PrimaryColumn({ type: 'bytea' })
@@ -13,6 +22,22 @@ export class LoginCode {
 
   @Column({ type: 'bytea' })
   pollSecretHash: Buffer;
+
+  /**
+   * The Telegram account that opened the link in the bot, first one wins. Only that account can
+   * then confirm or cancel the code, so a link sent to someone else cannot be confirmed by them for
+   * an account the sender chose.
+   */
+  @Column({ type: 'uuid', nullable: true })
+  openedByUserId: string | null;
+
+  @ManyToOne(() => User, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'opened_by_user_id' })
+  openedByUser?: User;
+
+  /** Set when that account pressed Cancel: the code ends and polling answers `expired`. */
+  @Column({ type: 'timestamptz', nullable: true })
+  cancelledAt: Date | null;
 
   /** Set when the bot confirms the code for a Telegram account. */
   @Column({ type: 'uuid', nullable: true })

@@ -15,6 +15,9 @@ import { User } from '../../users/entities/user.entity';
  */
 @Entity('refresh_sessions')
 @Index('IDX_refresh_sessions_user', ['userId'])
+// Logout revokes a family; the clean-up deletes by expiry.
+@Index('IDX_refresh_sessions_family', ['familyId'])
+@Index('IDX_refresh_sessions_expires', ['expiresAt'])
 export class RefreshSession {
   @PrimaryGeneratedColumn('uuid')
   id: string;

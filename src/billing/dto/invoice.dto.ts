@@ -1,6 +1,14 @@
 import { PageQuery } from '../../common/pagination';
 import { ApiProperty } from '@nestjs/swagger';
-import { IsIn, IsOptional, IsString, IsUUID, Matches } from 'class-validator';
+import {
+  IsIn,
+  IsNotEmpty,
+  IsOptional,
+  IsString,
+  IsUUID,
+  Matches,
+  MaxLength,
+} from 'class-validator';
 import {
   INVOICE_PROVIDERS,
   INVOICE_STATUSES,
@@ -41,4 +49,12 @@ export class AdminInvoicePageQuery extends InvoicePageQuery {
   @IsOptional()
   @IsUUID()
   user_id?: string;
+}
+
+export class AttachPaymentRequest {
+  @ApiProperty({ description: 'the tx_ref of an unmatched payment', maxLength: 200 })
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(200)
+  tx_ref: string;
 }

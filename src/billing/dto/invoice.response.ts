@@ -1,6 +1,7 @@
 import { ApiProperty, getSchemaPath } from '@nestjs/swagger';
 import { SubscriptionView } from '../../users/dto/user.response';
 import type { InvoiceRecord } from '../billing.repository';
+import type { Confirmation } from '../confirmation.service';
 import {
   INVOICE_PROVIDERS,
   INVOICE_STATUSES,
@@ -103,5 +104,12 @@ export function toSubscriptionView(
     plan_name: subscription.planName,
     expires_at: subscription.expiresAt.toISOString(),
     active: subscription.expiresAt > now,
+  };
+}
+
+export function toConfirmationResponse(confirmation: Confirmation): ConfirmationResponse {
+  return {
+    invoice: toInvoiceResponse(confirmation.invoice),
+    subscription: toSubscriptionView(confirmation.subscription),
   };
 }

@@ -1,3 +1,4 @@
+import type { PlanRecord } from '../plans.repository';
 import { type ArgumentMetadata, Injectable, type PipeTransform } from '@nestjs/common';
 import { ApiProperty } from '@nestjs/swagger';
 import {
@@ -115,4 +116,20 @@ export class PlanResponse {
 export class AdminPlanResponse extends PlanResponse {
   @ApiProperty()
   active: boolean;
+}
+
+export function toPlanResponse(plan: PlanRecord): AdminPlanResponse {
+  return {
+    name: plan.name,
+    duration_days: plan.durationDays,
+    traffic_limit_bytes: Number(plan.trafficLimitBytes),
+    prices: plan.prices,
+    active: plan.active,
+  };
+}
+
+/** A plan as the public list shows it: on sale, so without `active`. */
+export function toPublicPlanResponse(plan: PlanRecord): PlanResponse {
+  const { active: _active, ...view } = toPlanResponse(plan);
+  return view;
 }

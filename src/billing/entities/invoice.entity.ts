@@ -27,6 +27,10 @@ export type InvoiceStatus = (typeof INVOICE_STATUSES)[number];
 @Check('CHK_invoices_amount', 'amount > 0')
 @Index('IDX_invoices_user', ['userId', 'createdAt'])
 @Index('IDX_invoices_open', ['provider', 'createdAt'], { where: "status <> 'paid'" })
+// The expiry job reads only pending invoices past their expiry, not every expired one ever made.
+@Index('IDX_invoices_pending_expiry', ['expiresAt'], { where: "status = 'pending'" })
+// The staff list, newest first (of one status too: pending ones come from the index above).
+@Index('IDX_invoices_created', ['createdAt', 'id'])
 export class Invoice {
   /** Made by the service before the provider is asked: Telegram carries it as the payload. */
   @PrimaryColumn({ type: 'uuid' })

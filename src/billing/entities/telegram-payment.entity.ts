@@ -15,6 +15,8 @@ import { Invoice } from './invoice.entity';
  */
 @Entity('telegram_payments')
 @Index('IDX_telegram_payments_invoice', ['invoiceId'])
+// Reconciliation reads the recent ones every run.
+@Index('IDX_telegram_payments_created', ['createdAt'])
 export class TelegramPayment {
   @PrimaryColumn({ type: 'text' })
   telegramPaymentChargeId: string;
@@ -38,4 +40,15 @@ export class TelegramPayment {
 
   @CreateDateColumn({ type: 'timestamptz' })
   createdAt: Date;
+
+  /**
+   * Set when this charge arrived for an invoice that another charge had paid already: it is never
+   * credited, but refunded (Stars, by the service) or left for staff to refund (other currencies).
+   */
+  @Column({ type: 'timestamptz', nullable: true })
+  duplicateAt: Date | null;
+
+  /** When the service refunded this charge through the Bot API (`refundStarPayment`). */
+  @Column({ type: 'timestamptz', nullable: true })
+  refundedAt: Date | null;
 }

@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { InvoiceProvider } from '../entities/invoice.entity';
 import type { InvoiceRecord } from '../billing.repository';
+import type { UnmatchedReason } from '../entities/received-payment.entity';
 
 /** An invoice about to be written: its id exists already (Telegram carries it as the payload). */
 export interface InvoiceDraft {
@@ -37,7 +38,12 @@ export interface ProviderTransaction {
   memo: string;
   /** The currency it was paid in, when the provider reports one (Telegram). */
   currency: string | null;
+  /** When it arrived, when the provider reports it (TON). */
+  receivedAt?: Date | null;
 }
+
+/** Whether a transaction pays an invoice, or why not. */
+export type Verdict = 'pays' | UnmatchedReason;
 
 /** A transaction that pays an invoice. */
 export interface FoundPayment {
@@ -46,8 +52,6 @@ export interface FoundPayment {
 }
 
 export interface FindPaymentOptions {
-  /** Transactions already known to be used elsewhere. */
-  exclude?: ReadonlySet<string>;
   /** Search these instead of asking the provider again (reconciliation fetches once). */
   transactions?: readonly ProviderTransaction[];
 }
@@ -70,27 +74,35 @@ export abstract class PaymentProvider {
   /** Prices the invoice in the provider's unit and makes what the payer needs. */
   abstract createPayment(draft: InvoiceDraft, plan: PlanQuote): Promise<CreatedPayment>;
 
-  /** Recent incoming payments; the same list for every invoice (reconciliation). */
+  /** Incoming payments to settle; the same list for every invoice (reconciliation). */
   abstract recentTransactions(): Promise<ProviderTransaction[]>;
 
-  /** Whether this transaction pays this invoice. */
-  abstract pays(transaction: ProviderTransaction, invoice: InvoiceRecord): boolean;
+  /** Whether this transaction pays this invoice (null: none carries its memo), or why not. */
+  abstract verdict(
+    transaction: ProviderTransaction,
+    invoice: InvoiceRecord | null,
+  ): Promise<Verdict>;
+
+  /** After reconciliation confirmed what it could: records what each transaction came to. */
+  settle(_transactions: readonly ProviderTransaction[]): Promise<void> {
+    return Promise.resolve();
+  }
 
   /** The transactions worth searching for one invoice; providers with an index override it. */
   protected transactionsFor(_invoice: InvoiceRecord): Promise<ProviderTransaction[]> {
     return this.recentTransactions();
   }
 
-  /** Has this invoice been paid? The first transaction that pays it and is not excluded. */
+  /** Has this invoice been paid? The first transaction that pays it. */
   async findPayment(
     invoice: InvoiceRecord,
     options: FindPaymentOptions = {},
   ): Promise<FoundPayment | null> {
     const transactions = options.transactions ?? (await this.transactionsFor(invoice));
-    const found = transactions.find(
-      (tx) => !options.exclude?.has(tx.ref) && this.pays(tx, invoice),
-    );
-    return found ? { ref: found.ref, amount: found.amount } : null;
+    for (const tx of transactions) {
+      if ((await this.verdict(tx, invoice)) === 'pays') return { ref: tx.ref, amount: tx.amount };
+    }
+    return null;
   }
 }
 

@@ -1,31 +1,37 @@
 import { randomBytes } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Transactional } from '@nestjs-cls/transactional';
 import { Address } from '@ton/core';
 import { AppError } from '../../common/errors';
 import { type Settings } from '../../config/settings';
 import { SETTINGS } from '../../config/settings.module';
-import type { InvoiceRecord } from '../billing.repository';
-import { Clock } from '../clock';
-import { isKnownCurrency, nanotonsFor, TON_CURRENCY } from '../money';
+import { AdvisoryLocks } from '../../database/advisory-lock';
+import { LATE_PAYMENT_DAYS, TON_SCAN_LOCK_KEY } from '../billing.constants';
+import { BillingRepository, type InvoiceRecord } from '../billing.repository';
+import { isKnownCurrency, nanotonsFor, STARS_CURRENCY, TON_CURRENCY } from '../money';
+import { PlansRepository } from '../plans.repository';
+import {
+  type ReceivedPaymentRecord,
+  ReceivedPaymentsRepository,
+  type ScanState,
+} from '../received-payments.repository';
+import { FreshRun } from './fresh-read';
 import {
   type CreatedPayment,
   type InvoiceDraft,
   PaymentProvider,
   type PlanQuote,
   type ProviderTransaction,
+  type Verdict,
 } from './payment-provider';
-import { SingleFlightCache } from './single-flight-cache';
+import { ToncenterClient, type TonPage } from './toncenter.client';
 import { TonRates } from './ton-rates';
-import { asRecord, requestJson, UpstreamError } from './upstream';
 
-/** How many of the wallet's latest transactions each look at toncenter covers. */
-export const TON_RECENT_LIMIT = 100;
+/** Transactions per toncenter page. */
+export const TON_PAGE_LIMIT = 100;
 
-/**
- * How long one look at toncenter serves every confirm call and reconciliation: a user's confirm
- * clicks cannot make the service call the paid API more than once per window.
- */
-export const TON_TRANSACTIONS_CACHE_MS = 5_000;
+/** Stored transfers reconciliation settles per run at most; the rest wait for the next run. */
+export const TON_SETTLE_BATCH = 1_000;
 
 /**
  * The largest amount an invoice may ask for: 10^9 TON, in nanotons. Far below a bigint's 2^63−1;
@@ -33,32 +39,40 @@ export const TON_TRANSACTIONS_CACHE_MS = 5_000;
  */
 export const MAX_INVOICE_NANOTONS = 10n ** 18n;
 
+const DAY_MS = 86_400_000;
+
 /**
  * On-chain payment to the service's wallet. The invoice asks for the price converted to nanotons at
- * the cached rate plus 2%, with a comment unique to the invoice; a transfer pays the invoice when
- * it is an incoming, non-bounced transfer to our wallet with that comment and at least that value.
+ * the cached rate plus 2%, with a comment unique to the invoice. Every incoming transfer is read
+ * (paging back to where the last read stopped) and kept in received_payments; a transfer pays the
+ * invoice whose comment it carries when it brings at least the invoice's amount, and, when it
+ * arrived after the invoice expired, at least the plan's price at the current rate.
  */
 @Injectable()
 export class TonProvider extends PaymentProvider {
   readonly kind = 'ton' as const;
   private readonly logger = new Logger(TonProvider.name);
-  private readonly recent: SingleFlightCache<ProviderTransaction[]>;
+  private readonly reads = new FreshRun<void>();
 
   constructor(
     @Inject(SETTINGS) private readonly settings: Settings,
     private readonly rates: TonRates,
-    clock: Clock,
+    private readonly toncenter: ToncenterClient,
+    private readonly received: ReceivedPaymentsRepository,
+    private readonly billing: BillingRepository,
+    private readonly plans: PlansRepository,
+    private readonly locks: AdvisoryLocks,
   ) {
     super();
-    this.recent = new SingleFlightCache(clock, TON_TRANSACTIONS_CACHE_MS);
   }
 
   override isConfigured(): boolean {
     return this.settings.tonWalletAddress !== null;
   }
 
+  /** Stars exist only inside Telegram: there is no rate to convert them to TON. */
   supports(currency: string): boolean {
-    return isKnownCurrency(currency);
+    return isKnownCurrency(currency) && currency !== STARS_CURRENCY;
   }
 
   async createPayment(draft: InvoiceDraft, plan: PlanQuote): Promise<CreatedPayment> {
@@ -85,47 +99,151 @@ export class TonProvider extends PaymentProvider {
     };
   }
 
-  /** The wallet's latest incoming payments, as seen at most TON_TRANSACTIONS_CACHE_MS ago. */
+  /** Every transfer received and not yet settled, oldest first (a batch). */
   async recentTransactions(): Promise<ProviderTransaction[]> {
-    const wallet = this.wallet();
-    return [...(await this.recent.get(() => this.fetchTransactions(wallet)))];
+    await this.readChain();
+    return (await this.received.unsettled(this.kind, TON_SETTLE_BATCH)).map(toTransaction);
   }
 
-  private async fetchTransactions(wallet: {
-    text: string;
-    address: Address;
-  }): Promise<ProviderTransaction[]> {
-    const url =
-      `${this.settings.tonApiUrl}/api/v3/transactions?account=${encodeURIComponent(wallet.text)}` +
-      `&limit=${TON_RECENT_LIMIT}&sort=desc`;
-    const headers: Record<string, string> = { Accept: 'application/json' };
-    if (this.settings.tonApiKey) headers['X-API-Key'] = this.settings.tonApiKey;
-    let body: unknown;
-    try {
-      body = await requestJson(url, { headers });
-    } catch (error) {
-      const reason = error instanceof UpstreamError ? error.message : String(error);
-      this.logger.warn(`toncenter transactions unavailable: ${reason}`);
-      throw new AppError('UPSTREAM_UNAVAILABLE', 'the TON blockchain API is unavailable');
-    }
-    const list = asRecord(body)?.transactions;
-    if (!Array.isArray(list)) {
-      this.logger.warn('toncenter answered without a transactions list');
-      throw new AppError('UPSTREAM_UNAVAILABLE', 'the TON blockchain API is unavailable');
-    }
-    return list.flatMap((raw: unknown) => {
-      const payment = incomingPayment(raw, wallet.address);
-      return payment ? [payment] : [];
-    });
+  /** The not yet settled transfers carrying this invoice's comment, after reading the chain. */
+  protected override async transactionsFor(invoice: InvoiceRecord): Promise<ProviderTransaction[]> {
+    await this.readChain();
+    if (invoice.comment === null) return [];
+    return (await this.received.unsettledFor(this.kind, normalComment(invoice.comment))).map(
+      toTransaction,
+    );
   }
 
   /** Wallets and people retype comments: it matches trimmed and in any case (ours is lower-case). */
-  pays(tx: ProviderTransaction, invoice: InvoiceRecord): boolean {
-    return (
-      invoice.comment !== null &&
-      normalComment(tx.memo) === normalComment(invoice.comment) &&
-      tx.amount >= BigInt(invoice.amount)
+  async verdict(tx: ProviderTransaction, invoice: InvoiceRecord | null): Promise<Verdict> {
+    if (!invoice?.comment || normalComment(tx.memo) !== normalComment(invoice.comment)) {
+      return 'no_invoice';
+    }
+    if (invoice.status === 'paid') return invoice.providerTxRef === tx.ref ? 'pays' : 'no_invoice';
+    if (tx.amount < BigInt(invoice.amount)) return 'underpaid';
+    if (Date.now() >= invoice.createdAt.getTime() + LATE_PAYMENT_DAYS * DAY_MS) return 'too_late';
+    const arrived = tx.receivedAt ?? new Date();
+    // The nanotons were fixed at creation; after expiry they must still buy the plan today.
+    if (arrived > invoice.expiresAt && tx.amount < (await this.priceNow(invoice))) {
+      return 'too_late';
+    }
+    return 'pays';
+  }
+
+  /**
+   * Records what each transfer turned out to be once reconciliation has confirmed what it could:
+   * the invoice it paid, or why it paid none (kept for staff). A transfer that should pay an
+   * invoice still unpaid (its confirmation failed) is left for the next run.
+   */
+  override async settle(transactions: readonly ProviderTransaction[]): Promise<void> {
+    if (transactions.length === 0) return;
+    const invoices = await this.billing.invoicesByComment(transactions.map((tx) => tx.memo));
+    const byComment = new Map(invoices.map((invoice) => [invoice.comment, invoice]));
+    for (const tx of transactions) {
+      const invoice = byComment.get(normalComment(tx.memo)) ?? null;
+      if (invoice?.providerTxRef === tx.ref) {
+        await this.received.settle(tx.ref, { invoiceId: invoice.id });
+        continue;
+      }
+      const verdict = await this.verdict(tx, invoice);
+      if (verdict === 'pays') {
+        this.logger.warn(`transfer ${tx.ref} pays invoice ${invoice?.id} but was not credited yet`);
+        continue;
+      }
+      await this.received.settle(tx.ref, { reason: verdict });
+    }
+  }
+
+  /** The plan's price today, in nanotons (no 2% buffer): what a late payment must still cover. */
+  private async priceNow(invoice: InvoiceRecord): Promise<bigint> {
+    const price = await this.plans.priceOf(invoice.planName, invoice.currency);
+    if (price === null) return MAX_INVOICE_NANOTONS + 1n;
+    if (invoice.currency === TON_CURRENCY) return BigInt(price);
+    return nanotonsFor(
+      BigInt(price),
+      invoice.currency,
+      await this.rates.rate(invoice.currency),
+      false,
     );
+  }
+
+  /**
+   * Stores every transfer the wallet had when this was called. Callers at the same time share one
+   * read, but only one that started after they asked; instances take turns (the read position is
+   * shared).
+   */
+  private readChain(): Promise<void> {
+    const wallet = this.wallet();
+    return this.reads.run(() => this.locks.withLock(TON_SCAN_LOCK_KEY, () => this.scan(wallet)));
+  }
+
+  /**
+   * Pages back from the newest transaction to the last one read before; a read that stopped
+   * part-way (upstream failure) is finished first, from where it stopped.
+   */
+  private async scan(wallet: { text: string; address: Address }): Promise<void> {
+    let state = await this.received.scanState(this.kind);
+    if (state.scanTopLt !== null && state.scanLowLt !== null) {
+      state = await this.pageDown(wallet, state, state.scanLowLt - 1n);
+    }
+    await this.pageDown(wallet, state, null);
+  }
+
+  private async pageDown(
+    wallet: { text: string; address: Address },
+    from: ScanState,
+    endLt: bigint | null,
+  ): Promise<ScanState> {
+    let state = from;
+    let end = endLt;
+    // The first read ever goes back as far as an invoice could still be paid, not to the genesis.
+    const floor =
+      state.doneLt === null ? new Date(Date.now() - (LATE_PAYMENT_DAYS + 1) * DAY_MS) : null;
+    for (;;) {
+      const page: TonPage = await this.toncenter.page(
+        {
+          wallet: wallet.text,
+          startLt: state.doneLt === null ? null : state.doneLt + 1n,
+          endLt: end,
+          limit: TON_PAGE_LIMIT,
+        },
+        wallet.address,
+      );
+      if (page.count === 0 || page.lowestLt === null || page.highestLt === null) break;
+      state = {
+        doneLt: state.doneLt,
+        scanTopLt: state.scanTopLt ?? page.highestLt,
+        scanLowLt: page.lowestLt,
+      };
+      await this.storePage(page, state);
+      const reachedFloor = floor !== null && page.oldestAt !== null && page.oldestAt < floor;
+      if (page.count < TON_PAGE_LIMIT || reachedFloor) break;
+      end = page.lowestLt - 1n;
+    }
+    if (state.scanTopLt === null) return state;
+    const done: ScanState = { doneLt: state.scanTopLt, scanTopLt: null, scanLowLt: null };
+    await this.received.saveScanState(this.kind, done);
+    return done;
+  }
+
+  /** A page's transfers and how far the read got, together. */
+  @Transactional()
+  private async storePage(page: TonPage, state: ScanState): Promise<void> {
+    await this.received.insertMany(
+      page.transfers
+        .filter((transfer) => state.doneLt === null || transfer.lt > state.doneLt)
+        .map((transfer) => ({
+          txRef: transfer.hash,
+          provider: this.kind,
+          lt: transfer.lt,
+          sender: transfer.sender,
+          amount: transfer.amount,
+          currency: TON_CURRENCY,
+          comment: transfer.comment,
+          receivedAt: transfer.receivedAt,
+        })),
+    );
+    await this.received.saveScanState(this.kind, state);
   }
 
   /** The receiving wallet, as configured and parsed; 503 when TON payments are not set up. */
@@ -142,38 +260,16 @@ export class TonProvider extends PaymentProvider {
   }
 }
 
-/**
- * A toncenter v3 transaction as a payment to `wallet`, or null when it cannot pay anything: not
- * incoming (no source, or it sent messages out), bounced, aborted, without a text comment, or to
- * another address. Addresses are compared parsed: toncenter writes the raw `0:<hex>` form.
- */
-export function incomingPayment(raw: unknown, wallet: Address): ProviderTransaction | null {
-  const tx = asRecord(raw);
-  const inMsg = asRecord(tx?.in_msg);
-  if (!tx || !inMsg) return null;
-  const hash = tx.hash;
-  if (typeof hash !== 'string' || hash === '') return null;
-  if (typeof inMsg.source !== 'string' || inMsg.source === '') return null;
-  if (!Array.isArray(tx.out_msgs) || tx.out_msgs.length > 0) return null;
-  if (asRecord(tx.description)?.aborted !== false) return null;
-  if (inMsg.bounced !== false && inMsg.bounced !== undefined && inMsg.bounced !== null) return null;
-  if (!sameAddress(inMsg.destination, wallet)) return null;
-  const value = inMsg.value;
-  if (typeof value !== 'string' || !/^\d{1,30}$/.test(value)) return null;
-  const comment = asRecord(asRecord(inMsg.message_content)?.decoded)?.comment;
-  if (typeof comment !== 'string' || comment === '') return null;
-  return { ref: hash, amount: BigInt(value), memo: comment, currency: null };
+function toTransaction(payment: ReceivedPaymentRecord): ProviderTransaction {
+  return {
+    ref: payment.txRef,
+    amount: BigInt(payment.amount),
+    memo: payment.comment ?? '',
+    currency: null,
+    receivedAt: payment.receivedAt,
+  };
 }
 
 function normalComment(comment: string): string {
   return comment.trim().toLowerCase();
-}
-
-function sameAddress(text: unknown, wallet: Address): boolean {
-  if (typeof text !== 'string') return false;
-  try {
-    return Address.parse(text).equals(wallet);
-  } catch {
-    return false;
-  }
 }

@@ -3,10 +3,12 @@ import type { Request } from 'express';
 import { type Settings } from '../../config/settings';
 import { SETTINGS } from '../../config/settings.module';
 import { AppError } from '../errors';
+import { DocumentedGuard } from '../openapi/answers';
 import { secretsEqual } from '../secrets';
 
 /** The proxy's routes: the `X-Internal-Secret` header must equal INTERNAL_SECRET. */
 @Injectable()
+@DocumentedGuard({ schemes: ['internal'], errors: ['INTERNAL_SECRET_INVALID'] })
 export class InternalSecretGuard implements CanActivate {
   constructor(@Inject(SETTINGS) private readonly settings: Settings) {}
 

@@ -7,13 +7,17 @@ import {
 } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
+import jwt from 'jsonwebtoken';
+import type { KeyObject } from 'node:crypto';
+import { accessTokenKey } from '../../auth/sessions.service';
 import { type Settings } from '../../config/settings';
 import { SETTINGS } from '../../config/settings.module';
 import { AppError } from '../errors';
+import { DocumentedGuard } from '../openapi/answers';
 import { IS_PUBLIC } from '../public.decorator';
 import { ACCESS_COOKIE, REFRESH_COOKIE } from './cookies';
 
-const ORIGIN_REQUIRED = 'auth:origin-required';
+export const ORIGIN_REQUIRED = 'auth:origin-required';
 
 /** A public route that is nevertheless cookie-authenticated (`POST /auth/refresh`). */
 export const CookieAuthenticated = (): MethodDecorator => SetMetadata(ORIGIN_REQUIRED, true);
@@ -23,24 +27,31 @@ const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 /**
  * The origin check (CSRF), run before any rule of the route. A mutating call authenticated by
  * cookie must come from an origin in CSRF_TRUSTED_ORIGINS (its Origin header, else its Referer).
- * Calls authenticated by a Bearer header are not checked; public calls only when they name an origin.
+ * Calls authenticated by a valid Bearer token are not checked (a browser never adds one across
+ * origins); a present but invalid one skips nothing, and authentication then refuses it (401).
+ * Public calls are checked only when they name an origin.
  */
 @Injectable()
+@DocumentedGuard({ errors: ['ORIGIN_REJECTED'] })
 export class OriginGuard implements CanActivate {
+  private readonly key: KeyObject;
+
   constructor(
     private readonly reflector: Reflector,
     @Inject(SETTINGS) private readonly settings: Settings,
-  ) {}
+  ) {
+    this.key = accessTokenKey(settings);
+  }
 
   canActivate(context: ExecutionContext): boolean {
     const request = context.switchToHttp().getRequest<Request>();
     if (!MUTATING.has(request.method)) return true;
-    if (/^Bearer\s/i.test(request.header('authorization') ?? '')) return true;
 
     const targets = [context.getHandler(), context.getClass()];
     const isPublic = this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets) ?? false;
     const cookieRoute =
       this.reflector.getAllAndOverride<boolean>(ORIGIN_REQUIRED, targets) ?? false;
+    if (!cookieRoute && this.validBearer(request)) return true;
     const origin = originOf(request);
 
     const cookies = (request.cookies ?? {}) as Record<string, unknown>;
@@ -52,6 +63,18 @@ export class OriginGuard implements CanActivate {
       throw new AppError('ORIGIN_REJECTED', 'request origin is not trusted');
     }
     return true;
+  }
+
+  /** Whether `Authorization` carries an access token that verifies (signature and expiry). */
+  private validBearer(request: Request): boolean {
+    const match = /^Bearer\s+(\S+)$/i.exec(request.header('authorization') ?? '');
+    if (!match) return false;
+    try {
+      jwt.verify(match[1], this.key, { algorithms: ['HS256'] });
+      return true;
+    } catch {
+      return false;
+    }
   }
 }
 

@@ -1,9 +1,11 @@
 import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
 import type { Role } from '../../users/entities/user.entity';
 import { AppError } from '../errors';
+import { DocumentedGuard } from '../openapi/answers';
 import type { AuthenticatedRequest, AuthUser } from './auth-user';
 
 /** Passes the signed-in callers `allows` accepts; 403 FORBIDDEN for the others. */
+@DocumentedGuard({ errors: ['UNAUTHENTICATED', 'FORBIDDEN'] })
 abstract class CallerGuard implements CanActivate {
   protected abstract allows(user: AuthUser): boolean;
 

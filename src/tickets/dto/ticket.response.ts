@@ -5,6 +5,7 @@ import {
   TICKET_STATUSES,
   type TicketStatus,
 } from '../entities/ticket.entity';
+import type { Thread } from '../tickets.service';
 import type { MessageRecord, TicketRecord } from '../tickets.repository';
 
 export class TicketResponse {
@@ -94,5 +95,12 @@ export function toMessageResponse(message: MessageRecord): TicketMessageResponse
     author_role: message.authorRole,
     body: message.body,
     created_at: message.createdAt.toISOString(),
+  };
+}
+
+export function toThreadResponse(thread: Thread): TicketThreadResponse {
+  return {
+    ticket: toTicketResponse(thread.ticket),
+    messages: thread.messages.map(toMessageResponse),
   };
 }

@@ -71,6 +71,17 @@ export function trafficLimitOf(user: User, limits: TrafficLimits, now = new Date
   return limits.defaultBytes;
 }
 
+/** A user with the limits its traffic limit falls back to: what services hand out. */
+export interface UserView {
+  user: User;
+  limits: TrafficLimits;
+}
+
+/** `toUserResponse` of a view. */
+export function toUserViewResponse(view: UserView): UserResponse {
+  return toUserResponse(view.user, view.limits);
+}
+
 /** The contract's user shape, with the traffic limit that applies to the user (`trafficLimitOf`). */
 export function toUserResponse(user: User, limits: TrafficLimits, now = new Date()): UserResponse {
   const expiresAt = user.subscriptionExpiresAt;

@@ -17,6 +17,9 @@ export type Role = (typeof ROLES)[number];
 @Check('CHK_users_role', "role IN ('owner', 'moderator', 'partner', 'support')")
 @Check('CHK_users_commission_percent', 'commission_percent >= 0 AND commission_percent <= 100')
 @Check('CHK_users_traffic_used', 'traffic_used_bytes >= 0')
+// The staff user list: newest first, all roles or one.
+@Index('IDX_users_created', ['createdAt', 'id'])
+@Index('IDX_users_role_created', ['role', 'createdAt', 'id'])
 export class User {
   @PrimaryGeneratedColumn('uuid')
   id: string;

@@ -1,0 +1,191 @@
+/**
+ * What the hot-path benchmarks run against: one throw-away embedded PostgreSQL with two scratch
+ * databases, the built service (`node dist/main.js`) as an operator runs it (NODE_ENV=production,
+ * the default LOG_LEVEL, its log lines written to a file) and the reference server
+ * `bench/reference/baseline-b.mjs`, each in its own process. Everything is deleted on close.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import {
+  chmodSync,
+  closeSync,
+  existsSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { Client } from 'pg';
+import { startEmbeddedPostgres } from '../../src/database/embedded-postgres';
+import { freePort } from './load';
+
+const ROOT = resolve(__dirname, '..', '..');
+export const BASELINE_B = resolve(ROOT, 'bench', 'reference', 'baseline-b.mjs');
+
+export interface Server {
+  url: string;
+  pid: number;
+}
+
+export interface Fixture {
+  service: Server & { logFile: string; env: Record<string, string> };
+  baseline: Server;
+  serviceDatabaseUrl: string;
+  postmasterPid: number;
+  sql(text: string, params?: unknown[]): Promise<Record<string, unknown>[]>;
+  close(): Promise<void>;
+}
+
+export const SERVICE_SECRETS = {
+  JWT_ACCESS_SECRET: 'bench-jwt-access-secret-0123456789abcdefgh',
+  INTERNAL_SECRET: 'bench-internal-secret-0123456789abcdefghij',
+  PROXY_TOKEN_SECRET: 'bench-proxy-token-secret-0123456789abcdef',
+  DATA_ENCRYPTION_KEY: 'bench-data-encryption-key-0123456789abcde',
+  SEED_PEPPER: 'bench-seed-pepper-0123456789abcdefghijklmn',
+};
+
+export async function startFixture(options: { statements?: boolean } = {}): Promise<Fixture> {
+  if (!existsSync(join(ROOT, 'dist', 'main.js'))) throw new Error('run `npm run build` first');
+  if (!existsSync(BASELINE_B)) throw new Error(`the reference server is missing: ${BASELINE_B}`);
+  const dir = mkdtempSync(join(tmpdir(), 'bench-'));
+  chmodSync(dir, 0o755); // as root the server runs as `postgres`, which must reach the folder
+  const pg = await startEmbeddedPostgres({
+    dir,
+    persistent: false,
+    flags: [
+      ...['-c', 'max_connections=200'],
+      ...(options.statements
+        ? [
+            '-c',
+            'shared_preload_libraries=pg_stat_statements',
+            '-c',
+            'pg_stat_statements.track_planning=on',
+          ]
+        : []),
+    ],
+  });
+  const children: ChildProcess[] = [];
+  const close = async (): Promise<void> => {
+    await Promise.all(children.map(stopChild));
+    await pg.stop();
+    rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    const postmasterPid = Number(
+      readFileSync(join(pg.clusterDir, 'postmaster.pid'), 'utf8').split('\n')[0],
+    );
+    const admin = new Client({ connectionString: pg.url });
+    await admin.connect();
+    await admin.query('CREATE DATABASE bench_service');
+    await admin.query('CREATE DATABASE bench_b');
+    await admin.end();
+    const serviceDatabaseUrl = pg.url.replace(/\/app$/, '/bench_service');
+
+    const logFile = join(dir, 'service.log');
+    const servicePort = await freePort();
+    const serviceEnv = {
+      ...SERVICE_SECRETS,
+      NODE_ENV: 'production',
+      HOST: '127.0.0.1',
+      PORT: String(servicePort),
+      DATABASE_URL: serviceDatabaseUrl,
+      MIGRATIONS_RUN: 'true',
+      DATA_DIR: dir,
+      // The staff logins come from many addresses, as they would through a reverse proxy.
+      TRUST_PROXY: '1',
+      // BENCH_NODE_OPTIONS: V8 flags to try on the service (e.g. heap limits against its peak).
+      ...(process.env.BENCH_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS } : {}),
+      // As the image runs it (see the Dockerfile); BENCH_MALLOC_DEFAULT=1 leaves glibc's default.
+      ...(process.env.BENCH_MALLOC_DEFAULT === '1' ? {} : { MALLOC_MMAP_THRESHOLD_: '131072' }),
+    };
+    const service = await startChild(
+      children,
+      process.execPath,
+      [...profileFlags(), join(ROOT, 'dist', 'main.js')],
+      serviceEnv,
+      logFile,
+    );
+    const serviceUrl = `http://127.0.0.1:${servicePort}/api/v1`;
+    await waitFor(`${serviceUrl}/health`, service).catch((error: Error) => {
+      throw new Error(`${error.message}\n${readFileSync(logFile, 'utf8').slice(-2000)}`);
+    });
+
+    const baselinePort = await freePort();
+    const baseline = await startChild(
+      children,
+      process.execPath,
+      [BASELINE_B],
+      { DATABASE_URL: pg.url.replace(/\/app$/, '/bench_b'), PORT: String(baselinePort) },
+      join(dir, 'baseline.log'),
+    );
+    const baselineUrl = `http://127.0.0.1:${baselinePort}`;
+    await waitFor(baselineUrl, baseline);
+
+    const sql = async (text: string, params: unknown[] = []) => {
+      const client = new Client({ connectionString: serviceDatabaseUrl });
+      await client.connect();
+      try {
+        return (await client.query(text, params)).rows as Record<string, unknown>[];
+      } finally {
+        await client.end();
+      }
+    };
+    return {
+      service: { url: serviceUrl, pid: service.pid!, logFile, env: serviceEnv },
+      baseline: { url: baselineUrl, pid: baseline.pid! },
+      serviceDatabaseUrl,
+      postmasterPid,
+      sql,
+      close,
+    };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
+
+/** Starts a server with its output in `logFile`, from the project root (baseline-b resolves `pg` there). */
+async function startChild(
+  children: ChildProcess[],
+  command: string,
+  args: string[],
+  env: Record<string, string>,
+  logFile: string,
+): Promise<ChildProcess> {
+  const out = openSync(logFile, 'a');
+  const child = spawn(command, args, {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stdio: ['ignore', out, out],
+  });
+  closeSync(out);
+  children.push(child);
+  return child;
+}
+
+/** BENCH_CPU_PROF=<folder>: the service writes a V8 CPU profile there when it stops. */
+function profileFlags(): string[] {
+  const folder = process.env.BENCH_CPU_PROF;
+  return folder ? ['--cpu-prof', `--cpu-prof-dir=${resolve(folder)}`] : [];
+}
+
+async function waitFor(url: string, child: ChildProcess): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`${url}: the server exited (${child.exitCode})`);
+    const ok = await fetch(url)
+      .then((response) => response.status < 500)
+      .catch(() => false);
+    if (ok) return;
+    await new Promise((done) => setTimeout(done, 200));
+  }
+  throw new Error(`${url}: no answer within 60 s`);
+}
+
+function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  const exited = new Promise<void>((done) => child.once('exit', () => done()));
+  child.kill('SIGTERM');
+  return exited;
+}

@@ -1,0 +1,126 @@
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type autocannon from 'autocannon';
+
+export interface LoadConfig {
+  url: string;
+  method?: 'GET' | 'POST';
+  headers?: Record<string, string>;
+  connections: number;
+  durationS: number;
+  /** One JSON body per line; each request sends the next. */
+  bodiesFile?: string;
+}
+
+export interface Figures {
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  requests: number;
+}
+
+const scratch = mkdtempSync(join(tmpdir(), 'bench-load-'));
+let configs = 0;
+
+/** Runs autocannon in its own process against `config.url`. */
+export function load(config: LoadConfig): Promise<autocannon.Result> {
+  const file = join(scratch, `load-${configs++}.json`);
+  writeFileSync(file, JSON.stringify(config));
+  return new Promise((resolve, reject) => {
+    execFile(
+      process.execPath,
+      [join(__dirname, 'load-worker.mjs'), file],
+      { maxBuffer: 16 * 1024 * 1024 },
+      (error, stdout) => {
+        if (error) reject(error);
+        else resolve(JSON.parse(stdout) as autocannon.Result);
+      },
+    );
+  });
+}
+
+/** A 2 s warm-up (JIT, pools), then the measured run. */
+export async function measure(config: LoadConfig, warmUp = true): Promise<Figures> {
+  if (warmUp) await load({ ...config, durationS: 2 });
+  const result = await load(config);
+  return {
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors: result.errors + result.non2xx,
+    requests: result.requests.total,
+  };
+}
+
+/** The round with the median throughput. */
+export function median<T extends { rps: number }>(rounds: T[]): T {
+  return [...rounds].sort((a, b) => a.rps - b.rps)[Math.floor(rounds.length / 2)];
+}
+
+/**
+ * Starts the reference server (`bench/reference/baseline-b.mjs`, or BASELINE_B) on a scratch
+ * database of the same PostgreSQL server; resolves once it listens.
+ */
+export function startBaselineB(
+  databaseUrl: string,
+  port: number,
+): Promise<{ url: string; stop(): void }> {
+  const script = process.env.BASELINE_B ?? join(__dirname, '..', 'reference', 'baseline-b.mjs');
+  const child: ChildProcess = spawn(process.execPath, [script], {
+    cwd: join(__dirname, '..', '..'),
+    env: { ...process.env, DATABASE_URL: databaseUrl, PORT: String(port) },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  return new Promise((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`baseline-b exited with ${String(code)}`)));
+    child.stdout!.on('data', (chunk: Buffer) => {
+      if (chunk.toString().includes('listening')) {
+        resolve({ url: `http://127.0.0.1:${port}/`, stop: () => child.kill('SIGTERM') });
+      }
+    });
+  });
+}
+
+/** A free loopback port. */
+export async function freePort(): Promise<number> {
+  const { createServer } = await import('node:net');
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Sends the service's own logs (fd 1) to /dev/null; figures are printed on stderr. */
+export function silenceStdout(): void {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const fs = require('node:fs') as typeof import('node:fs');
+  fs.closeSync(1);
+  fs.openSync('/dev/null', 'w'); // takes descriptor 1, the lowest free one
+}
+
+/** The service beside the reference server: the table and the per-round figures of a report. */
+export function comparisonLines(serviceRounds: Figures[], baselineRounds: Figures[]): string[] {
+  const [service, base] = [median(serviceRounds), median(baselineRounds)];
+  return [
+    '| server | requests/s | p50 ms | p99 ms | errors |',
+    '|---|---|---|---|---|',
+    `| service | ${service.rps.toFixed(0)} | ${service.p50} | ${service.p99} | ${service.errors} |`,
+    `| baseline-b (node:http + pg) | ${base.rps.toFixed(0)} | ${base.p50} | ${base.p99} | ${base.errors} |`,
+    `rounds (service / baseline req/s): ${serviceRounds.map((s, i) => `${s.rps.toFixed(0)}/${baselineRounds[i].rps.toFixed(0)}`).join(', ')}`,
+  ];
+}
+
+/** The load every benchmark applies, from its BENCH_* settings (the README lists them). */
+export const BENCH = {
+  durationS: Number(process.env.BENCH_DURATION_S ?? 10),
+  connections: Number(process.env.BENCH_CONNECTIONS ?? 50),
+  rounds: Number(process.env.BENCH_ROUNDS ?? 3),
+  /** The service's LOG_LEVEL: an operator's default, one request line each. */
+  logLevel: process.env.BENCH_LOG_LEVEL ?? 'info',
+};

@@ -1,0 +1,181 @@
+/**
+ * `npm run bench:memory`: the service's peak resident memory (`VmHWM`) through a run of every hot
+ * route under load (50 connections each), with 50 staff signing in at once during each route's
+ * run. Target: under 250 MB. The service runs as an operator runs it (see lib/fixture.ts).
+ */
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { hashPassword } from '../src/auth/passwords';
+import { writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { SessionTokens } from '../src/nodes/session-token';
+import { SERVICE_SECRETS, startFixture } from './lib/fixture';
+import { BENCH, load, type LoadConfig } from './lib/load';
+import { loadAverage, peakRssMiB } from './lib/processes';
+
+const DURATION_S = BENCH.durationS;
+const CONNECTIONS = BENCH.connections;
+const STAFF = Number(process.env.BENCH_STAFF ?? 50);
+const STAFF_PASSWORD = 'bench staff password 0123';
+const TARGET_MIB = 250 / 1.048576; // 250 MB
+
+async function main(): Promise<void> {
+  const loadBefore = loadAverage();
+  const fixture = await startFixture();
+  try {
+    const base = fixture.service.url;
+    await seedDemoPlans(fixture.service.env);
+    await seedPlayersAndStaff(fixture.sql);
+    const signUp = await fetch(`${base}/auth/seed`, { method: 'POST' });
+    const { access_token: token, user } = (await signUp.json()) as {
+      access_token: string;
+      user: { id: string };
+    };
+    const nodeIds = await seedNodes(fixture.sql, user.id);
+
+    const routes: [string, Omit<LoadConfig, 'connections' | 'durationS'>][] = [
+      ['GET /users/me', { url: `${base}/users/me`, headers: { cookie: `access_token=${token}` } }],
+      ['GET /plans', { url: `${base}/plans` }],
+      ['GET /game/leaderboard', { url: `${base}/game/leaderboard` }],
+      [
+        'GET /nodes/routing',
+        { url: `${base}/nodes/routing`, headers: { authorization: `Bearer ${token}` } },
+      ],
+      [
+        'POST /internal/validate',
+        {
+          url: `${base}/internal/validate`,
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            'x-internal-secret': SERVICE_SECRETS.INTERNAL_SECRET,
+          },
+          bodiesFile: freshTokens(user.id, nodeIds[0]),
+        },
+      ],
+    ];
+    const lines = [
+      '',
+      `Peak resident memory of the service: each hot route for ${DURATION_S} s at ${CONNECTIONS} connections, ${STAFF} concurrent staff logins ${Math.min(3, DURATION_S - 1)} s into each`,
+      '| route | req/s | p99 ms | errors | staff logins (200) | slowest login ms | VmHWM after, MiB |',
+      '|---|--:|--:|--:|--:|--:|--:|',
+    ];
+    for (const [round, [name, target]] of routes.entries()) {
+      const running = load({ ...target, connections: CONNECTIONS, durationS: DURATION_S });
+      await new Promise((done) => setTimeout(done, Math.min(3, DURATION_S - 1) * 1000));
+      const logins = STAFF > 0 ? await staffLogins(base, round) : { ok: 0, slowestMs: 0 };
+      const result = await running;
+      lines.push(
+        `| ${name} | ${result.requests.average.toFixed(0)} | ${result.latency.p99} | ${result.errors + result.non2xx} | ${logins.ok}/${STAFF} | ${logins.slowestMs.toFixed(0)} | ${peakRssMiB(fixture.service.pid).toFixed(0)} |`,
+      );
+    }
+    const peak = peakRssMiB(fixture.service.pid);
+    lines.push(
+      `service peak resident memory (VmHWM): ${peak.toFixed(0)} MiB = ${(peak * 1.048576).toFixed(0)} MB (target: under 250 MB) ${peak < TARGET_MIB ? 'PASS' : 'FAIL'}`,
+      `load average before: ${loadBefore}; after: ${loadAverage()} (2 cores)`,
+      '',
+    );
+    process.stdout.write(lines.join('\n'));
+  } finally {
+    await fixture.close();
+  }
+}
+
+/** 50 staff sign in at once, each from its own address (the service trusts the proxy header). */
+async function staffLogins(
+  base: string,
+  round: number,
+): Promise<{ ok: number; slowestMs: number }> {
+  const results = await Promise.all(
+    Array.from({ length: STAFF }, async (_, i) => {
+      const started = performance.now();
+      const response = await fetch(`${base}/auth/admin/login`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'x-forwarded-for': `10.0.${round}.${i + 1}`,
+        },
+        body: JSON.stringify({ username: staffName(i), password: STAFF_PASSWORD }),
+      });
+      await response.arrayBuffer();
+      return { ok: response.status === 200, ms: performance.now() - started };
+    }),
+  );
+  return {
+    ok: results.filter((result) => result.ok).length,
+    slowestMs: Math.max(...results.map((result) => result.ms)),
+  };
+}
+
+const staffName = (i: number): string => `staff${String(i + 1).padStart(2, '0')}`;
+
+function seedDemoPlans(env: Record<string, string>): Promise<void> {
+  const main = join(__dirname, '..', 'dist', 'main.js');
+  return new Promise((resolve, reject) => {
+    execFile(
+      process.execPath,
+      [main, '--seed-demo'],
+      { env: { ...process.env, ...env } },
+      (error) => (error ? reject(error) : resolve()),
+    );
+  });
+}
+
+/** 50 online nodes, and a running subscription for `userId` (routing answers subscribers only). */
+async function seedNodes(
+  sql: (text: string, params?: unknown[]) => Promise<Record<string, unknown>[]>,
+  userId: string,
+): Promise<string[]> {
+  const rows = await sql(
+    `INSERT INTO nodes (name, host, ssh_private_key_enc, short_ids, public_key,
+       reality_private_key_enc, sni_domain, status, provision_state)
+     SELECT 'node-' || g, '10.0.0.' || g, 'unused', ARRAY['0123abcd'], 'public-key-' || g,
+            'unused', 'www.example.com', 'online', 'ready'
+       FROM generate_series(1, 50) g RETURNING id`,
+  );
+  await sql(
+    `UPDATE users SET plan_name = 'monthly', subscription_expires_at = now() + interval '30 days'
+      WHERE id = $1`,
+    [userId],
+  );
+  return rows.map((row) => String(row.id));
+}
+
+/** Request bodies for POST /internal/validate, each with a token never validated before. */
+function freshTokens(userId: string, nodeId: string): string {
+  const tokens = new SessionTokens(SERVICE_SECRETS.PROXY_TOKEN_SECRET);
+  const expiresAt = Math.floor(Date.now() / 1000) + 3600;
+  const lines = Array.from({ length: 50_000 }, () =>
+    JSON.stringify({ token: tokens.issue(userId, nodeId, expiresAt), node_id: nodeId }),
+  );
+  const file = join(tmpdir(), `bench-memory-validate-${process.pid}.jsonl`);
+  writeFileSync(file, lines.join('\n'));
+  return file;
+}
+
+/** 2,000 players with three finished rounds each, and the staff accounts. */
+async function seedPlayersAndStaff(
+  sql: (text: string, params?: unknown[]) => Promise<unknown>,
+): Promise<void> {
+  await sql(
+    `INSERT INTO users (seed_hash) SELECT md5('player' || g) FROM generate_series(1, 2000) g`,
+  );
+  await sql(
+    `INSERT INTO game_rounds (user_id, board, status, score, cleared, clicks, expires_at, finished_at)
+     SELECT u.id, '[]'::jsonb, 'finished', (random() * 5000)::int, 0, '[]'::jsonb, now(),
+            now() - random() * interval '30 days'
+       FROM users u CROSS JOIN generate_series(1, 3) WHERE u.seed_hash IS NOT NULL`,
+  );
+  const hash = await hashPassword(STAFF_PASSWORD);
+  await sql(
+    `INSERT INTO users (username, password_hash, role)
+     SELECT 'staff' || lpad(g::text, 2, '0'), $1, 'support' FROM generate_series(1, $2::int) g`,
+    [hash, STAFF],
+  );
+  await sql('ANALYZE');
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

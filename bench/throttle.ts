@@ -1,0 +1,80 @@
+/**
+ * Cost of one login-throttle hit counted in PostgreSQL (the service's storage: one upsert), beside
+ * a bare `SELECT 1` on the same pool (the floor of any round trip) and the library's in-memory
+ * storage (per instance, no round trip), measured in the same run.
+ *
+ *   node -r ts-node/register/transpile-only bench/throttle.ts [hits] [concurrency]
+ */
+import { ThrottlerStorageService } from '@nestjs/throttler';
+import { DataSource } from 'typeorm';
+import { PostgresThrottlerStorage } from '../src/common/throttling/postgres-throttler.storage';
+import { startStandaloneApp } from '../scripts/lib/standalone-app';
+
+const HITS = Number(process.argv[2] ?? 5_000);
+const CONCURRENCY = Number(process.argv[3] ?? 16);
+const KEYS = 500;
+
+interface Figures {
+  perSecond: number;
+  p50: number;
+  p99: number;
+}
+
+/** Runs `HITS` calls of `hit`, `CONCURRENCY` at a time; latency of each in ms. */
+async function measure(hit: (i: number) => Promise<unknown>): Promise<Figures> {
+  for (let i = 0; i < 200; i++) await hit(i);
+  const latencies: number[] = [];
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (next < HITS) {
+        const i = next++;
+        const t0 = performance.now();
+        await hit(i);
+        latencies.push(performance.now() - t0);
+      }
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  latencies.sort((a, b) => a - b);
+  const at = (q: number) =>
+    latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))];
+  return { perSecond: HITS / seconds, p50: at(0.5), p99: at(0.99) };
+}
+
+const say = (text: string) => process.stdout.write(`${text}\n`);
+
+async function main(): Promise<void> {
+  const standalone = await startStandaloneApp();
+  try {
+    const postgres = standalone.app.get(PostgresThrottlerStorage);
+    const dataSource = standalone.app.get(DataSource);
+    const memory = new ThrottlerStorageService();
+    const key = (i: number) => `bench-key-${i % KEYS}`;
+    const rows: [string, Figures][] = [];
+    for (let round = 0; round < 3; round++) {
+      rows.push([
+        'PostgreSQL storage (upsert)',
+        await measure((i) => postgres.increment(key(i), 60_000, 1e9, 60_000, 'ip')),
+      ]);
+      rows.push(['floor: SELECT 1 on the pool', await measure(() => dataSource.query('SELECT 1'))]);
+      rows.push([
+        'in-memory storage',
+        await measure((i) => memory.increment(key(i), 60_000, 1e9, 60_000, 'ip')),
+      ]);
+    }
+    memory.onApplicationShutdown();
+    say(`${HITS} hits per round, ${CONCURRENCY} at a time, ${KEYS} keys; 3 rounds`);
+    say('storage                         hits/s     p50 ms   p99 ms');
+    for (const [name, f] of rows) {
+      say(
+        `${name.padEnd(30)} ${f.perSecond.toFixed(0).padStart(8)} ${f.p50.toFixed(3).padStart(9)} ${f.p99.toFixed(3).padStart(8)}`,
+      );
+    }
+  } finally {
+    await standalone.close();
+  }
+}
+
+void main();

@@ -1,0 +1,138 @@
+/**
+ * `npm run bench:traffic`: POST /api/v1/internal/traffic with 10,000-entry reports, one after
+ * another and 50 at once (50 nodes, the same 10,000 users), beside a bare `pg` client running the
+ * same `UPDATE … FROM unnest` on the same users in the same run. Entries per second; the service
+ * as an operator runs it (NODE_ENV=production, LOG_LEVEL=info, its log lines going to /dev/null).
+ */
+import { randomUUID } from 'node:crypto';
+import { Client } from 'pg';
+import { DataSource } from 'typeorm';
+import { utils } from 'ssh2';
+import { AuthService } from '../src/auth/auth.service';
+import { NodesService } from '../src/nodes/nodes.service';
+import { startStandaloneApp } from '../scripts/lib/standalone-app';
+import { BENCH, silenceStdout } from './lib/load';
+
+const ENTRIES = 10_000;
+const SEQUENTIAL = Number(process.env.BENCH_REPORTS ?? 20);
+const CONCURRENT = 50;
+const LOG_LEVEL = BENCH.logLevel;
+
+const median = (values: number[]): number =>
+  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
+async function main(): Promise<void> {
+  silenceStdout();
+  const standalone = await startStandaloneApp({
+    logLevel: LOG_LEVEL,
+    postgresFlags: ['-c', 'max_connections=200'],
+  });
+  const bare = new Client({ connectionString: standalone.databaseUrl });
+  try {
+    const { app, settings } = standalone;
+    await app.listen(0, '127.0.0.1');
+    const url = `${await app.getUrl()}/api/v1/internal/traffic`;
+    const db = app.get(DataSource);
+    const rows = (await db.query(
+      `INSERT INTO users (seed_hash) SELECT md5(g::text) FROM generate_series(1, $1) g RETURNING id`,
+      [ENTRIES],
+    )) as { id: string }[];
+    const ids = rows.map((row) => row.id);
+    const owner = (await app.get(AuthService).createSeedAccount()).user;
+    const sshKey = utils.generateKeyPairSync('ed25519').private;
+    const nodes: string[] = [];
+    for (let i = 0; i < CONCURRENT; i++) {
+      const node = await app.get(NodesService).create(owner.id, {
+        name: `node-${i}`,
+        host: '10.0.0.1',
+        ssh_private_key: sshKey,
+        sni_domain: 'www.example.com',
+      });
+      nodes.push(node.id);
+    }
+    await db.query('ANALYZE users');
+
+    const body = (node: string, shift: number): string =>
+      JSON.stringify({
+        node_id: node,
+        report_id: randomUUID(),
+        entries: ids.map((_, i) => ({
+          user_id: ids[(i + shift) % ids.length],
+          bytes_up: 1000 + i,
+          bytes_down: 50_000 + i,
+        })),
+      });
+    const post = async (payload: string): Promise<number> => {
+      const started = performance.now();
+      const response = await fetch(url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'x-internal-secret': settings.internalSecret,
+        },
+        body: payload,
+      });
+      await response.text();
+      if (response.status !== 200) throw new Error(`report answered ${response.status}`);
+      return performance.now() - started;
+    };
+
+    // Warm-up: JIT, pools, the users' pages in cache.
+    for (let i = 0; i < 3; i++) await post(body(nodes[0], i));
+
+    await bare.connect();
+    const bareOnce = async (shift: number): Promise<number> => {
+      const order = ids.map((_, i) => ids[(i + shift) % ids.length]);
+      const started = performance.now();
+      await bare.query('BEGIN');
+      await bare.query(
+        `UPDATE users u SET traffic_used_bytes = LEAST(u.traffic_used_bytes::numeric + v.bytes,
+           9223372036854775807)::bigint
+           FROM unnest($1::uuid[], $2::numeric[]) AS v(id, bytes) WHERE u.id = v.id`,
+        [order, order.map((_, i) => String(51_000 + 2 * i))],
+      );
+      await bare.query('COMMIT');
+      return performance.now() - started;
+    };
+    for (let i = 0; i < 3; i++) await bareOnce(i);
+
+    const serviceMs: number[] = [];
+    const bareMs: number[] = [];
+    for (let i = 0; i < SEQUENTIAL; i++) {
+      const payload = body(nodes[i % nodes.length], i * 7);
+      serviceMs.push(await post(payload));
+      bareMs.push(await bareOnce(i * 7));
+    }
+    const payloads = nodes.map((node, n) => body(node, n * 200));
+    const started = performance.now();
+    await Promise.all(payloads.map((payload) => post(payload)));
+    const concurrentMs = performance.now() - started;
+
+    const service = median(serviceMs);
+    const bareMedian = median(bareMs);
+    const rate = (ms: number): string => ((ENTRIES / ms) * 1000).toFixed(0);
+    process.stderr.write(
+      [
+        '',
+        `POST /api/v1/internal/traffic, ${ENTRIES}-entry reports, service LOG_LEVEL=${LOG_LEVEL}; median of ${SEQUENTIAL} alternating runs`,
+        '| path | ms per report | entries/s |',
+        '|---|---|---|',
+        `| service, one report at a time (HTTP, validation, transaction) | ${service.toFixed(1)} | ${rate(service)} |`,
+        `| bare pg: the same UPDATE … FROM unnest in a transaction | ${bareMedian.toFixed(1)} | ${rate(bareMedian)} |`,
+        `| service, ${CONCURRENT} reports at once from ${CONCURRENT} nodes (same users) | ${(concurrentMs / CONCURRENT).toFixed(1)} (all: ${concurrentMs.toFixed(0)}) | ${((CONCURRENT * ENTRIES * 1000) / concurrentMs).toFixed(0)} |`,
+        `service / bare: ${((bareMedian / service) * 100).toFixed(0)}% (target ≥ 70%); one report ${service.toFixed(0)} ms (target ≤ 100 ms, ≥ 100,000 entries/s)`,
+        '',
+      ].join('\n'),
+    );
+  } finally {
+    await bare.end().catch(() => undefined);
+    await standalone.close();
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(
+    `${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+  );
+  process.exit(1);
+});

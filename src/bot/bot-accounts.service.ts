@@ -1,0 +1,154 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { AuthService } from '../auth/auth.service';
+import { AppError } from '../common/errors';
+import { type Settings } from '../config/settings';
+import { SETTINGS } from '../config/settings.module';
+import { PartnersService } from '../partners/partners.service';
+import { UsersService } from '../users/users.service';
+import { BotRepository } from './bot.repository';
+
+/** The Telegram user behind an update. */
+export interface BotUser {
+  tgId: number;
+  username: string | null;
+}
+
+/** What a `/start` payload asks for, in the order the branches are tried. */
+export type StartRequest =
+  | { kind: 'partner'; code: string }
+  | { kind: 'referral'; referrerTgId: string }
+  | { kind: 'login'; code: string }
+  | { kind: 'plain' };
+
+export type StartBranch =
+  | { kind: 'partner'; code: string; result: 'attached' | 'kept' | 'other' | 'unknown' }
+  | { kind: 'referral'; attached: boolean }
+  | { kind: 'login'; code: string; createdAt: Date | null }
+  | { kind: 'plain' };
+
+/** Links into the web app, each with a fresh single-use bootstrap token. */
+export interface AreaLinks {
+  account: string;
+  plans: string;
+  syndicate: string;
+}
+
+export interface StartAnswer {
+  branch: StartBranch;
+  links: AreaLinks;
+}
+
+export type LoginDecision = 'confirm' | 'cancel';
+export type LoginDecisionResult = 'confirmed' | 'cancelled' | 'gone';
+
+const AREAS = ['account', 'plans', 'syndicate'] as const;
+
+/**
+ * The `/start` payload: `p_<partner_code>` first (so `p_123` is a partner code), then a referrer's
+ * numeric Telegram id, then `login_<code>`; anything else is a plain start.
+ */
+export function parseStartPayload(payload: string): StartRequest {
+  const text = payload.trim();
+  const partner = /^p_([A-Za-z0-9_-]{1,62})$/.exec(text);
+  if (partner) return { kind: 'partner', code: partner[1] };
+  if (/^[1-9]\d{0,15}$/.test(text)) return { kind: 'referral', referrerTgId: text };
+  const login = /^login_([A-Za-z0-9_-]{10,58})$/.exec(text);
+  if (login) return { kind: 'login', code: login[1] };
+  return { kind: 'plain' };
+}
+
+/** Telegram accounts in the bot: first contact, deep links, sign-in confirmation, reachability. */
+@Injectable()
+export class BotAccountsService {
+  constructor(
+    private readonly users: UsersService,
+    private readonly auth: AuthService,
+    private readonly partners: PartnersService,
+    private readonly chats: BotRepository,
+    @Inject(SETTINGS) private readonly settings: Settings,
+  ) {}
+
+  /** The account writes to the bot: its language, and that it can be reached again. */
+  noteChat(tgId: number, languageCode: string | null): Promise<void> {
+    return this.chats.noteChat(tgId, languageCode);
+  }
+
+  /** Telegram answered 403 for this account, or it blocked the bot. */
+  markUnreachable(tgId: number | string): Promise<void> {
+    return this.chats.markUnreachable(String(tgId));
+  }
+
+  /** Any `/start`: the account exists afterwards, the payload's branch runs, fresh area links. */
+  async start(from: BotUser, payload: string): Promise<StartAnswer> {
+    const user = await this.users.telegramAccount(from.tgId, from.username);
+    const branch = await this.runBranch(user.id, parseStartPayload(payload));
+    return { branch, links: await this.areaLinks(user.id) };
+  }
+
+  /** Confirm or Cancel of a sign-in, by the account that opened the link, while it is pending. */
+  async decideLogin(
+    from: BotUser,
+    code: string,
+    decision: LoginDecision,
+  ): Promise<LoginDecisionResult> {
+    const user = await this.users.telegramAccount(from.tgId, from.username);
+    if (decision === 'confirm') {
+      return (await this.auth.confirmLoginCode(code, user.id)) ? 'confirmed' : 'gone';
+    }
+    return (await this.auth.cancelLoginCode(code, user.id)) ? 'cancelled' : 'gone';
+  }
+
+  /** The partner (syndicate) area, with a fresh token. */
+  async syndicateLink(from: BotUser): Promise<string> {
+    const user = await this.users.telegramAccount(from.tgId, from.username);
+    return this.areaLink('syndicate', user.id);
+  }
+
+  private async runBranch(userId: string, request: StartRequest): Promise<StartBranch> {
+    switch (request.kind) {
+      case 'partner':
+        return {
+          kind: 'partner',
+          code: request.code,
+          result: await this.attach(userId, request.code),
+        };
+      case 'referral':
+        return {
+          kind: 'referral',
+          attached: await this.users.attachReferrer(userId, request.referrerTgId),
+        };
+      case 'login': {
+        const opened = await this.auth.openLoginCode(request.code, userId);
+        return { kind: 'login', code: request.code, createdAt: opened?.createdAt ?? null };
+      }
+      case 'plain':
+        return { kind: 'plain' };
+    }
+  }
+
+  /** `p_<code>`: the partner attach of the HTTP route, first wins. */
+  private async attach(
+    userId: string,
+    code: string,
+  ): Promise<Extract<StartBranch, { kind: 'partner' }>['result']> {
+    try {
+      return (await this.partners.attachToPartner(userId, code)).changed ? 'attached' : 'kept';
+    } catch (error) {
+      if (!(error instanceof AppError)) throw error;
+      // ALREADY_ATTACHED: another partner won first. NOT_FOUND, or a partner's own code: not valid.
+      return error.code === 'ALREADY_ATTACHED' ? 'other' : 'unknown';
+    }
+  }
+
+  private async areaLinks(userId: string): Promise<AreaLinks> {
+    const [account, plans, syndicate] = await Promise.all(
+      AREAS.map((area) => this.areaLink(area, userId)),
+    );
+    return { account, plans, syndicate };
+  }
+
+  private async areaLink(area: (typeof AREAS)[number], userId: string): Promise<string> {
+    const token = await this.auth.issueBootstrapToken(userId);
+    return `${this.settings.appUrl}/${area}?bootstrap=${encodeURIComponent(token)}`;
+  }
+}

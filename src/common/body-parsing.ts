@@ -1,0 +1,123 @@
+import express, {
+  type ErrorRequestHandler,
+  type Request,
+  type RequestHandler,
+  type Response,
+} from 'express';
+import type { Settings } from '../config/settings';
+import { errorBody } from './error-body';
+import { MAX_INPUT_ENTRIES, rejectHostileInput } from './hostile-input';
+import { secretsEqual } from './secrets';
+
+/**
+ * Routes that take a large body, with their own byte limit (BODY_LIMIT_LARGE) and entry budget: a
+ * node's traffic report of 10,000 entries (about 1 MB). Every other route takes a few hundred bytes.
+ * Only callers holding the internal secret get them; anyone else gets the usual limits (and then
+ * the guard's 401).
+ */
+export const LARGE_BODY_ROUTES: readonly string[] = ['/api/v1/internal/traffic'];
+/** Keys and elements of a large body: 10,000 report entries of a few fields each. */
+export const MAX_LARGE_INPUT_ENTRIES = 100_000;
+
+/**
+ * JSON body parsing with a byte limit per route, then the hostile-input check with an entry budget
+ * per route; both run before any transformation or validation. Compressed bodies are refused (415):
+ * no client of this API compresses requests, and inflating is an attacker's lever.
+ */
+export function bodyParsing(settings: Settings): (RequestHandler | ErrorRequestHandler)[] {
+  const parser = (limit: string): RequestHandler =>
+    express.json({
+      limit,
+      strict: true,
+      inflate: false,
+      type: ['application/json', 'application/*+json'],
+    });
+  const isLarge = (request: Request): boolean => {
+    if (!LARGE_BODY_ROUTES.includes(request.path)) return false;
+    const given = request.header('x-internal-secret');
+    return given !== undefined && secretsEqual(given, settings.internalSecret);
+  };
+  const small = parser(settings.bodyLimit);
+  const large = parser(settings.bodyLimitLarge);
+  const smallBytes = sizeInBytes(settings.bodyLimit);
+  const largeBytes = sizeInBytes(settings.bodyLimitLarge);
+  const parse: RequestHandler = (request, response, next) => {
+    const wide = isLarge(request);
+    const refusal = refusedUpFront(request, wide ? largeBytes : smallBytes);
+    if (refusal) return refuse(request, response, refusal.status, refusal.type);
+    (wide ? large : small)(request, response, next);
+  };
+  return [
+    parse,
+    bodyParserErrors,
+    rejectHostileInput((request) =>
+      isLarge(request) ? MAX_LARGE_INPUT_ENTRIES : MAX_INPUT_ENTRIES,
+    ),
+  ];
+}
+
+/** Bytes of a size as BODY_LIMIT writes it (validated in settings.ts): `512`, `64kb`, `2mb`. */
+export function sizeInBytes(size: string): number {
+  const match = /^(\d+)(b|kb|mb)?$/i.exec(size);
+  if (!match) return 0;
+  const unit = (match[2] ?? 'b').toLowerCase();
+  return Number(match[1]) * (unit === 'mb' ? 1024 * 1024 : unit === 'kb' ? 1024 : 1);
+}
+
+/**
+ * A body refused on its headers alone: a declared length over the limit, or a compression. The
+ * body parser would read the whole body before answering; this answers at once.
+ */
+function refusedUpFront(request: Request, limit: number): { status: number; type: string } | null {
+  const length = request.headers['content-length'];
+  if (length !== undefined && Number(length) > limit)
+    return { status: 413, type: 'entity.too.large' };
+  const encoding = request.headers['content-encoding'];
+  if (encoding !== undefined && encoding.toLowerCase() !== 'identity')
+    return { status: 415, type: 'encoding.unsupported' };
+  return null;
+}
+
+/**
+ * Malformed JSON is a 400, an oversized body a 413 and a compressed one a 415, in the contract's
+ * body with the request id, never an HTML page or a 500.
+ */
+const bodyParserErrors: ErrorRequestHandler = (
+  error: { type?: string; status?: number },
+  request,
+  res,
+  next,
+) => {
+  if (!error || typeof error !== 'object' || !('type' in error)) return next(error);
+  const status =
+    typeof error.status === 'number' && error.status >= 400 && error.status < 500
+      ? error.status
+      : 400;
+  refuse(request, res, status, error.type);
+};
+
+function refuse(request: Request, res: Response, status: number, type: string | undefined): void {
+  const code =
+    status === 413
+      ? 'PAYLOAD_TOO_LARGE'
+      : status === 415
+        ? 'UNSUPPORTED_MEDIA_TYPE'
+        : 'VALIDATION_FAILED';
+  const message =
+    type === 'entity.parse.failed'
+      ? 'request body is not valid JSON'
+      : status === 413
+        ? 'request body is too large'
+        : type === 'encoding.unsupported'
+          ? 'compressed request bodies (Content-Encoding) are not accepted'
+          : 'request body could not be read';
+  // The rest of a refused body may be unread: the connection cannot carry another request.
+  if (status === 413 || status === 415) res.setHeader('Connection', 'close');
+  // A 400 is a validation failure like any other: its `details` name what failed, the body.
+  const details = status === 400 ? [{ field: 'body', message }] : undefined;
+  res
+    .status(status)
+    .json(
+      errorBody(status, code, message, { details, request_id: (request as { id?: string }).id }),
+    );
+}

@@ -1,0 +1,73 @@
+import { createServer, type Server } from 'node:http';
+import { Writable } from 'node:stream';
+import pinoHttp, { type Options } from 'pino-http';
+import { loadSettings } from '../config/settings';
+import { loggerOptions } from './logging';
+
+const SECRETS = {
+  JWT_ACCESS_SECRET: 'logging-spec-jwt-access-secret-0123456789',
+  INTERNAL_SECRET: 'logging-spec-internal-secret-0123456789ab',
+  PROXY_TOKEN_SECRET: 'logging-spec-proxy-token-secret-01234567',
+  DATA_ENCRYPTION_KEY: 'logging-spec-data-encryption-key-0123456',
+  SEED_PEPPER: 'logging-spec-seed-pepper-0123456789abcdefg',
+};
+
+/** The request logger as the service configures it, writing its lines into `lines`. */
+function serverLogging(lines: Record<string, unknown>[]): Server {
+  const settings = loadSettings({ NODE_ENV: 'production', LOG_LEVEL: 'info', ...SECRETS });
+  const configured = loggerOptions(settings).pinoHttp;
+  const options = (Array.isArray(configured) ? configured[0] : configured) as Options;
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      for (const line of chunk.toString().split('\n').filter(Boolean)) {
+        lines.push(JSON.parse(line) as Record<string, unknown>);
+      }
+      done();
+    },
+  });
+  const log = pinoHttp({ ...options, transport: undefined }, sink);
+  return createServer((req, res) => {
+    log(req, res);
+    res.statusCode = req.url?.startsWith('/missing') ? 404 : 200;
+    res.setHeader('Set-Cookie', 'access_token=response-secret');
+    res.end('{}');
+  });
+}
+
+describe('request log line', () => {
+  let server: Server;
+  let base: string;
+  const lines: Record<string, unknown>[] = [];
+
+  beforeAll(async () => {
+    server = serverLogging(lines);
+    await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+    base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  });
+  afterAll(() => new Promise((done) => server.close(done)));
+
+  it('one line per request with its request id, method, path, status and time; no headers, no secrets', async () => {
+    const ok = await fetch(`${base}/api/v1/users/me?token=query-secret`, {
+      headers: { cookie: 'access_token=cookie-secret', authorization: 'Bearer bearer-secret' },
+    });
+    const missing = await fetch(`${base}/missing`, { headers: { 'x-request-id': 'trace-7' } });
+    await new Promise((done) => setTimeout(done, 50));
+
+    expect(lines).toHaveLength(2);
+    const [first, second] = lines;
+    expect(first).toMatchObject({
+      level: 30,
+      req: { id: ok.headers.get('x-request-id'), method: 'GET', url: '/api/v1/users/me' },
+      res: { statusCode: 200 },
+      msg: 'request completed',
+    });
+    expect(typeof first.responseTime).toBe('number');
+    expect(second).toMatchObject({ level: 40, req: { id: 'trace-7' }, res: { statusCode: 404 } });
+    expect(missing.headers.get('x-request-id')).toBe('trace-7');
+    const text = JSON.stringify(lines);
+    for (const secret of ['query-secret', 'cookie-secret', 'bearer-secret', 'response-secret']) {
+      expect(text).not.toContain(secret);
+    }
+    expect(text).not.toContain('headers');
+  });
+});

@@ -1,0 +1,89 @@
+import { Injectable } from '@nestjs/common';
+import { Propagation, TransactionHost } from '@nestjs-cls/transactional';
+import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
+import { sqlRows } from './sql';
+
+/** PostgreSQL advisory locks, the one way jobs and writers serialise on something without a row. */
+@Injectable()
+export class AdvisoryLocks {
+  constructor(private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>) {}
+
+  /**
+   * Waits for the lock of `name` and holds it until the current transaction ends: changes of a
+   * thing whose row may not exist yet (a plan, a setting, a user's open round) run one at a time.
+   */
+  async lock(name: string): Promise<void> {
+    if (!this.txHost.isTransactionActive()) {
+      // Outside a transaction the lock would be released at once and serialise nothing.
+      throw new Error(`advisory lock ${name} taken outside a transaction`);
+    }
+    await this.txHost.tx.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [name]);
+  }
+
+  /**
+   * Runs `work` while holding lock `key` on a connection of its own (a job on one instance at a
+   * time); null, without running it, when another instance holds it. `work` itself runs outside
+   * the lock's transaction, so its own transactions commit or fail one by one.
+   */
+  tryWithLock<T>(key: number, work: () => Promise<T>): Promise<T | null> {
+    return this.txHost.withTransaction(Propagation.RequiresNew, async () => {
+      const [row] = await sqlRows<{ locked: boolean }>(
+        this.txHost.tx,
+        'SELECT pg_try_advisory_xact_lock($1) AS locked',
+        [key],
+      );
+      return row.locked ? this.txHost.withoutTransaction(work) : null;
+    });
+  }
+
+  /**
+   * Runs `work` while holding lock `key` on a connection of its own, waiting for it when another
+   * instance holds it: a reader of shared progress (the wallet's read position) never runs twice
+   * at once. `work` runs outside the lock's transaction, as with `tryWithLock`.
+   */
+  withLock<T>(key: number, work: () => Promise<T>): Promise<T> {
+    return this.txHost.withTransaction(Propagation.RequiresNew, async () => {
+      await this.txHost.tx.query('SELECT pg_advisory_xact_lock($1)', [key]);
+      return this.txHost.withoutTransaction(work);
+    });
+  }
+
+  /**
+   * Takes lock `key` for as long as the caller likes, on a connection of its own and outside any
+   * transaction (long polling holds it for hours; an open transaction would be wrong for that).
+   * Null, without waiting, when another instance holds it. Released by `release()`, or when the
+   * connection drops.
+   */
+  async hold(key: number): Promise<HeldLock | null> {
+    const runner = this.txHost.tx.connection.createQueryRunner();
+    await runner.connect();
+    try {
+      const [row] = await sqlRows<{ locked: boolean }>(
+        runner.manager,
+        'SELECT pg_try_advisory_lock($1) AS locked',
+        [key],
+      );
+      if (!row.locked) {
+        await runner.release();
+        return null;
+      }
+    } catch (error) {
+      await runner.release();
+      throw error;
+    }
+    return {
+      async release() {
+        try {
+          await runner.query('SELECT pg_advisory_unlock($1)', [key]);
+        } finally {
+          await runner.release();
+        }
+      },
+    };
+  }
+}
+
+/** A lock taken by `AdvisoryLocks.hold`. */
+export interface HeldLock {
+  release(): Promise<void>;
+}

@@ -1,0 +1,34 @@
+import { type INestApplicationContext, Module, type Provider } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { type Settings } from '../config/settings';
+import { DatabaseModule } from './database.module';
+
+@Module({})
+class CommandModule {}
+
+/**
+ * The database, the transaction host and `providers`, for a one-off command (create-owner,
+ * seed-demo): the same repositories as the app; a command groups writes with
+ * `TransactionHost.withTransaction`.
+ */
+export function startCommandContext(
+  settings: Settings,
+  databaseUrl: string,
+  providers: Provider[],
+): Promise<INestApplicationContext> {
+  return NestFactory.createApplicationContext(
+    {
+      module: CommandModule,
+      imports: [
+        DatabaseModule.forRoot(databaseUrl, {
+          migrationsRun: settings.migrationsRun,
+          // @Transactional() finds its host per process by connection name: a command run in a
+          // process that also hosts the app (the tests) must not take the app's place.
+          connectionName: 'command',
+        }),
+      ],
+      providers,
+    },
+    { logger: false },
+  );
+}

@@ -1,0 +1,117 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { sqlRows } from '../database/sql';
+
+export interface UserCounts {
+  byKind: { kind: string; count: number }[];
+  activeSubscriptions: number;
+}
+
+export interface PaymentTotals {
+  /** The currency the money arrived in: TON for `ton` invoices, the invoice's own otherwise. */
+  currency: string;
+  provider: string;
+  count: number;
+  /** Sum of the amounts in the currency's minor units (nanotons for TON). */
+  amountMinor: bigint;
+}
+
+export interface NodeCounts {
+  byState: { status: string; provisionState: string; count: number }[];
+  /** Seconds since each node's last traffic report, for nodes that have reported. */
+  reportAges: { node: string; seconds: number }[];
+}
+
+/** SQLSTATE undefined_table. */
+const UNDEFINED_TABLE = '42P01';
+
+/**
+ * The scrape-time reads behind the business metrics: one small aggregate per group, read-only,
+ * outside any transaction.
+ */
+@Injectable()
+export class BusinessMetricsRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  async userCounts(): Promise<UserCounts> {
+    const rows = await sqlRows<{ kind: string; n: string; active: string }>(
+      this.dataSource,
+      `SELECT CASE WHEN role IS NOT NULL THEN role
+                   WHEN tg_id IS NOT NULL THEN 'telegram'
+                   ELSE 'seed' END AS kind,
+              count(*) AS n,
+              count(*) FILTER (WHERE subscription_expires_at > now()) AS active
+         FROM users GROUP BY 1`,
+    );
+    return {
+      byKind: rows.map((r) => ({ kind: r.kind, count: Number(r.n) })),
+      activeSubscriptions: rows.reduce((sum, r) => sum + Number(r.active), 0),
+    };
+  }
+
+  async pendingInvoices(): Promise<number> {
+    const [row] = await sqlRows<{ n: string }>(
+      this.dataSource,
+      `SELECT count(*) AS n FROM invoices WHERE status = 'pending' AND expires_at > now()`,
+    );
+    return Number(row.n);
+  }
+
+  async paymentTotals(): Promise<PaymentTotals[]> {
+    const rows = await sqlRows<{ currency: string; provider: string; n: string; amount: string }>(
+      this.dataSource,
+      // A `ton` invoice's amount is in nanotons whatever fiat its price was chosen in.
+      `SELECT CASE WHEN provider = 'ton' THEN 'TON' ELSE currency END AS currency, provider,
+              count(*) AS n, sum(amount)::text AS amount
+         FROM invoices WHERE status = 'paid' GROUP BY 1, 2`,
+    );
+    return rows.map((r) => ({
+      currency: r.currency,
+      provider: r.provider,
+      count: Number(r.n),
+      amountMinor: BigInt(r.amount),
+    }));
+  }
+
+  /**
+   * Nodes by health status and provision state, and the age of each one's last traffic report;
+   * null while the database has no `nodes` table (it arrives with the nodes feature).
+   */
+  async nodeCounts(): Promise<NodeCounts | null> {
+    try {
+      const rows = await sqlRows<{
+        name: string;
+        status: string;
+        provision_state: string;
+        report_age_s: number | null;
+      }>(
+        this.dataSource,
+        `SELECT name, status, provision_state,
+                extract(epoch FROM now() - last_report_at)::float8 AS report_age_s
+           FROM nodes WHERE deleted_at IS NULL`,
+      );
+      const byState = new Map<string, { status: string; provisionState: string; count: number }>();
+      for (const row of rows) {
+        const key = `${row.status}|${row.provision_state}`;
+        const entry = byState.get(key) ?? {
+          status: row.status,
+          provisionState: row.provision_state,
+          count: 0,
+        };
+        entry.count += 1;
+        byState.set(key, entry);
+      }
+      return {
+        byState: [...byState.values()],
+        reportAges: rows
+          .filter((r) => r.report_age_s !== null)
+          .map((r) => ({ node: r.name, seconds: Number(r.report_age_s) })),
+      };
+    } catch (error) {
+      if ((error as { driverError?: { code?: string } }).driverError?.code === UNDEFINED_TABLE) {
+        return null;
+      }
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,46 @@
+import { Injectable } from '@nestjs/common';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { Metrics } from './metrics.service';
+
+/** The route label of a request no route matched (404s, bodies refused before routing). */
+export const UNMATCHED_ROUTE = 'unmatched';
+
+/**
+ * Times every request from its first byte to its answer, including those refused by guards,
+ * throttles and the body parser. The label is the route template (`/api/v1/invoices/:id`), never
+ * the raw URL, so made-up paths cannot grow the number of series.
+ */
+@Injectable()
+export class HttpMetrics {
+  constructor(private readonly metrics: Metrics) {}
+
+  readonly middleware: RequestHandler = (req: Request, res: Response, next: NextFunction) => {
+    const started = process.hrtime.bigint();
+    this.metrics.httpInFlight.inc();
+    let done = false;
+    const finish = () => {
+      if (done) return;
+      done = true;
+      this.metrics.httpInFlight.dec();
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      this.metrics.httpDuration.observe(
+        {
+          method: req.method,
+          route: routeOf(req),
+          status_class: res.writableFinished ? `${Math.floor(res.statusCode / 100)}xx` : 'aborted',
+        },
+        seconds,
+      );
+    };
+    res.once('finish', finish);
+    res.once('close', finish);
+    next();
+  };
+}
+
+function routeOf(req: Request): string {
+  const route = req.route as { path?: unknown } | undefined;
+  // Nest answers unknown paths from a catch-all route (`/api/v1/{*path}`).
+  if (typeof route?.path !== 'string' || route.path.includes('*')) return UNMATCHED_ROUTE;
+  return req.baseUrl + route.path;
+}

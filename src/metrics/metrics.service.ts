@@ -1,0 +1,107 @@
+import { Injectable } from '@nestjs/common';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { InvalidReason } from '../internal/dto/internal.dto';
+
+/** Refused: a repeat of an applied report, or one from an unknown node. */
+export type TrafficReportResult = 'applied' | 'refused';
+/** `valid`, or the reason the token was refused (the contract's `reason`). */
+export type TokenValidationResult = 'valid' | InvalidReason;
+/** Failed: something went wrong on our side (not a user's mistake the bot explained). */
+export type BotUpdateResult = 'handled' | 'failed';
+export type JobOutcome = 'ok' | 'failed' | 'timed_out' | 'skipped' | 'unavailable';
+
+/**
+ * The service's Prometheus registry and its named counters. Other modules record through these
+ * methods only, so every metric name is defined here once. One registry per application (not
+ * prom-client's global one), so that several apps in one process (tests) do not collide.
+ */
+@Injectable()
+export class Metrics {
+  readonly registry = new Registry();
+
+  readonly httpDuration = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'HTTP request duration by method, route template and status class.',
+    labelNames: ['method', 'route', 'status_class'] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [this.registry],
+  });
+
+  readonly httpInFlight = new Gauge({
+    name: 'http_requests_in_flight',
+    help: 'HTTP requests being served now.',
+    registers: [this.registry],
+  });
+
+  private readonly trafficReports = new Counter({
+    name: 'vpn_traffic_reports_total',
+    help: 'Traffic reports from nodes, applied or refused (a repeat, or an unknown node).',
+    labelNames: ['result'] as const,
+    registers: [this.registry],
+  });
+
+  private readonly trafficBytes = new Counter({
+    name: 'vpn_traffic_bytes_total',
+    help: 'Traffic bytes counted against users from applied reports.',
+    registers: [this.registry],
+  });
+
+  private readonly tokenValidations = new Counter({
+    name: 'vpn_token_validations_total',
+    help: 'Proxy session-token validations by result: valid or the reason refused.',
+    labelNames: ['result'] as const,
+    registers: [this.registry],
+  });
+
+  private readonly botUpdates = new Counter({
+    name: 'vpn_bot_updates_total',
+    help: 'Telegram bot updates, handled or failed.',
+    labelNames: ['result'] as const,
+    registers: [this.registry],
+  });
+
+  private readonly jobRuns = new Counter({
+    name: 'vpn_job_runs_total',
+    help: 'Scheduled job ticks on this instance by job and outcome (skipped: another instance ran that period; unavailable: no database).',
+    labelNames: ['job', 'outcome'] as const,
+    registers: [this.registry],
+  });
+
+  private readonly jobDuration = new Histogram({
+    name: 'vpn_job_duration_seconds',
+    help: 'Duration of the scheduled job runs this instance made.',
+    labelNames: ['job'] as const,
+    buckets: [0.01, 0.05, 0.1, 0.5, 1, 5, 15, 30, 60, 120],
+    registers: [this.registry],
+  });
+
+  readonly readFailures = new Counter({
+    name: 'vpn_metrics_read_failures_total',
+    help: 'Scrape-time reads that failed or timed out; their metrics kept the last values read.',
+    labelNames: ['group'] as const,
+    registers: [this.registry],
+  });
+
+  constructor() {
+    // Event-loop lag, heap, GC, file descriptors, CPU.
+    collectDefaultMetrics({ register: this.registry });
+  }
+
+  trafficReport(result: TrafficReportResult, bytes = 0n): void {
+    this.trafficReports.inc({ result });
+    if (result === 'applied' && bytes > 0n) this.trafficBytes.inc(Number(bytes));
+  }
+
+  tokenValidation(result: TokenValidationResult): void {
+    this.tokenValidations.inc({ result });
+  }
+
+  botUpdate(result: BotUpdateResult): void {
+    this.botUpdates.inc({ result });
+  }
+
+  jobRun(job: string, outcome: JobOutcome, seconds?: number): void {
+    this.jobRuns.inc({ job, outcome });
+    if (seconds !== undefined) this.jobDuration.observe({ job }, seconds);
+  }
+}

@@ -1,0 +1,32 @@
+import { Initial0001 } from './0001-initial';
+import { Accounts0002 } from './0002-accounts';
+import { RolesAndPartners0003 } from './0003-roles-and-partners';
+import { Tickets0004 } from './0004-tickets';
+import { Game0005 } from './0005-game';
+import { AuditLog0006 } from './0006-audit-log';
+import { Billing0007 } from './0007-billing';
+import { Nodes0008 } from './0008-nodes';
+import { InternalTraffic0009 } from './0009-internal-traffic';
+import { Bot0011 } from './0011-bot';
+import { Operations0012 } from './0012-operations';
+import { PaymentsLedger0013 } from './0013-payments-ledger';
+import { CleanupAndLimits0014 } from './0014-cleanup-and-limits';
+import { UserList0015 } from './0015-user-list';
+
+/** Every migration in order; the numbers in the file names are their order. */
+export const MIGRATIONS = [
+  Initial0001,
+  Accounts0002,
+  RolesAndPartners0003,
+  Tickets0004,
+  Game0005,
+  AuditLog0006,
+  Billing0007,
+  Nodes0008,
+  InternalTraffic0009,
+  Bot0011,
+  Operations0012,
+  PaymentsLedger0013,
+  CleanupAndLimits0014,
+  UserList0015,
+];

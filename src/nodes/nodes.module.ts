@@ -1,0 +1,41 @@
+import { Module } from '@nestjs/common';
+import { AuditModule } from '../audit/audit.module';
+import { SecretBox } from '../common/secret-box';
+import { type Settings } from '../config/settings';
+import { SETTINGS } from '../config/settings.module';
+import { HealthService } from './health.service';
+import { NodeShell, SshNodeShell } from './node-shell';
+import { AdminNodesController, RoutingController } from './nodes.controller';
+import { NodeJobs } from './nodes.jobs';
+import { NodesRepository } from './nodes.repository';
+import { NodesService } from './nodes.service';
+import { ProvisioningService } from './provisioning.service';
+import { RoutingService } from './routing.service';
+import { SessionTokens } from './session-token';
+
+@Module({
+  imports: [AuditModule],
+  controllers: [AdminNodesController, RoutingController],
+  providers: [
+    NodesRepository,
+    NodesService,
+    RoutingService,
+    ProvisioningService,
+    HealthService,
+    NodeJobs,
+    { provide: NodeShell, useClass: SshNodeShell },
+    {
+      provide: SecretBox,
+      useFactory: (settings: Settings) => new SecretBox(settings.dataEncryptionKey),
+      inject: [SETTINGS],
+    },
+    {
+      provide: SessionTokens,
+      useFactory: (settings: Settings) => new SessionTokens(settings.proxyTokenSecret),
+      inject: [SETTINGS],
+    },
+  ],
+  // The proxy's internal routes validate session tokens and read nodes.
+  exports: [SessionTokens, NodesRepository, HealthService, ProvisioningService],
+})
+export class NodesModule {}

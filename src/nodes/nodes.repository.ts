@@ -1,0 +1,334 @@
+import { Injectable } from '@nestjs/common';
+import { TransactionHost } from '@nestjs-cls/transactional';
+import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
+import { type KeysetCursor, keysetSql, positional } from '../common/pagination';
+import { sqlRows } from '../database/sql';
+import type { NodeStatus, ProvisionState } from './entities/node.entity';
+
+/** A node as the service works with it; the sealed secrets are not part of it. */
+export interface NodeRecord {
+  id: string;
+  name: string;
+  host: string;
+  sshPort: number;
+  sshUser: string;
+  sshHostKeySha256: string | null;
+  tunnelPort: number;
+  tunnelProtocol: string;
+  tunnelFlow: string;
+  shortIds: string[];
+  publicKey: string;
+  sniDomain: string;
+  trafficMultiplier: string;
+  status: NodeStatus;
+  provisionState: ProvisionState;
+  provisionStartedAt: Date | null;
+  lastError: string | null;
+  lastCheckedAt: Date | null;
+  lastReportAt: Date | null;
+  createdAt: Date;
+}
+
+export interface ListedNode extends NodeRecord {
+  sortKey: string;
+}
+
+/** The sealed secrets, read only by the background SSH work. */
+export interface NodeSecrets {
+  sshPrivateKeyEnc: string;
+  realityPrivateKeyEnc: string;
+}
+
+export interface NewNode {
+  name: string;
+  host: string;
+  sshPort: number;
+  sshUser: string;
+  sshPrivateKeyEnc: string;
+  sshHostKeySha256: string | null;
+  tunnelPort: number;
+  shortIds: string[];
+  publicKey: string;
+  realityPrivateKeyEnc: string;
+  sniDomain: string;
+  trafficMultiplier: string;
+}
+
+/** Columns a PATCH may change (already sealed where secret). */
+export type NodeChanges = Partial<
+  Pick<
+    NewNode,
+    | 'name'
+    | 'host'
+    | 'sshPort'
+    | 'sshUser'
+    | 'sshPrivateKeyEnc'
+    | 'sshHostKeySha256'
+    | 'tunnelPort'
+    | 'sniDomain'
+    | 'trafficMultiplier'
+  >
+>;
+
+const CHANGE_COLUMNS: Record<keyof NodeChanges, string> = {
+  name: 'name',
+  host: 'host',
+  sshPort: 'ssh_port',
+  sshUser: 'ssh_user',
+  sshPrivateKeyEnc: 'ssh_private_key_enc',
+  sshHostKeySha256: 'ssh_host_key_sha256',
+  tunnelPort: 'tunnel_port',
+  sniDomain: 'sni_domain',
+  trafficMultiplier: 'traffic_multiplier',
+};
+
+export interface RoutingNode {
+  id: string;
+  name: string;
+  host: string;
+  tunnelPort: number;
+  tunnelProtocol: string;
+  tunnelFlow: string;
+  shortId: string;
+  publicKey: string;
+  sniDomain: string;
+}
+
+export interface HealthTarget {
+  id: string;
+  host: string;
+  port: number;
+}
+
+const NODE = `n.id, n.name, n.host, n.ssh_port AS "sshPort", n.ssh_user AS "sshUser",
+  n.ssh_host_key_sha256 AS "sshHostKeySha256", n.tunnel_port AS "tunnelPort",
+  n.tunnel_protocol AS "tunnelProtocol", n.tunnel_flow AS "tunnelFlow", n.short_ids AS "shortIds",
+  n.public_key AS "publicKey", n.sni_domain AS "sniDomain",
+  n.traffic_multiplier::text AS "trafficMultiplier", n.status,
+  n.provision_state AS "provisionState", n.provision_started_at AS "provisionStartedAt",
+  n.last_error AS "lastError", n.last_checked_at AS "lastCheckedAt",
+  n.last_report_at AS "lastReportAt", n.created_at AS "createdAt"`;
+
+/** Every query on `nodes`. Deleted nodes are invisible to all of them. */
+@Injectable()
+export class NodesRepository {
+  constructor(private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>) {}
+
+  async insert(node: NewNode): Promise<NodeRecord> {
+    const [row] = await sqlRows<NodeRecord>(
+      this.txHost.tx,
+      `INSERT INTO nodes AS n (name, host, ssh_port, ssh_user, ssh_private_key_enc,
+         ssh_host_key_sha256, tunnel_port, short_ids, public_key, reality_private_key_enc,
+         sni_domain, traffic_multiplier)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING ${NODE}`,
+      [
+        node.name,
+        node.host,
+        node.sshPort,
+        node.sshUser,
+        node.sshPrivateKeyEnc,
+        node.sshHostKeySha256,
+        node.tunnelPort,
+        node.shortIds,
+        node.publicKey,
+        node.realityPrivateKeyEnc,
+        node.sniDomain,
+        node.trafficMultiplier,
+      ],
+    );
+    return row;
+  }
+
+  async get(id: string): Promise<NodeRecord | null> {
+    const [row] = await sqlRows<NodeRecord>(
+      this.txHost.tx,
+      `SELECT ${NODE} FROM nodes n WHERE n.id = $1 AND n.deleted_at IS NULL`,
+      [id],
+    );
+    return row ?? null;
+  }
+
+  /** Reads and locks the node until the transaction ends. */
+  async lock(id: string): Promise<NodeRecord | null> {
+    const [row] = await sqlRows<NodeRecord>(
+      this.txHost.tx,
+      `SELECT ${NODE} FROM nodes n WHERE n.id = $1 AND n.deleted_at IS NULL FOR NO KEY UPDATE`,
+      [id],
+    );
+    return row ?? null;
+  }
+
+  async secrets(id: string): Promise<NodeSecrets | null> {
+    const [row] = await sqlRows<NodeSecrets>(
+      this.txHost.tx,
+      `SELECT ssh_private_key_enc AS "sshPrivateKeyEnc",
+              reality_private_key_enc AS "realityPrivateKeyEnc"
+         FROM nodes WHERE id = $1 AND deleted_at IS NULL`,
+      [id],
+    );
+    return row ?? null;
+  }
+
+  /** Oldest first. */
+  page(after: KeysetCursor | null, limit: number): Promise<ListedNode[]> {
+    const params: unknown[] = [limit];
+    const keyset = keysetSql(
+      { at: 'n.created_at', id: 'n.id', direction: 'ASC' },
+      after,
+      positional(params),
+    );
+    return sqlRows<ListedNode>(
+      this.txHost.tx,
+      `SELECT ${NODE}, ${keyset.selectSortKey} FROM nodes n
+        WHERE n.deleted_at IS NULL AND ${keyset.after}
+        ORDER BY ${keyset.orderBy} LIMIT $1`,
+      params,
+    );
+  }
+
+  async update(id: string, changes: NodeChanges): Promise<NodeRecord | null> {
+    const sets: string[] = [];
+    const params: unknown[] = [id];
+    for (const [key, column] of Object.entries(CHANGE_COLUMNS)) {
+      const value = changes[key as keyof NodeChanges];
+      if (value === undefined) continue;
+      params.push(value);
+      sets.push(`${column} = $${params.length}`);
+    }
+    if (sets.length === 0) return this.get(id);
+    const [row] = await sqlRows<NodeRecord>(
+      this.txHost.tx,
+      `UPDATE nodes n SET ${sets.join(', ')} WHERE n.id = $1 AND n.deleted_at IS NULL
+       RETURNING ${NODE}`,
+      params,
+    );
+    return row ?? null;
+  }
+
+  /** Takes the node out of routing and health checks at once. False: no such node. */
+  async softDelete(id: string): Promise<boolean> {
+    const rows = await sqlRows(
+      this.txHost.tx,
+      `UPDATE nodes SET deleted_at = now(), status = 'unknown'
+        WHERE id = $1 AND deleted_at IS NULL RETURNING id`,
+      [id],
+    );
+    return rows.length > 0;
+  }
+
+  /**
+   * Moves the node to `provisioning` unless a provisioning runs: one conditional UPDATE, so of
+   * any number of concurrent requests exactly one gets the start time back.
+   */
+  async claimProvisioning(id: string): Promise<Date | null> {
+    const [row] = await sqlRows<{ startedAt: Date }>(
+      this.txHost.tx,
+      `UPDATE nodes SET provision_state = 'provisioning', provision_started_at = date_trunc('milliseconds', clock_timestamp()),
+              last_error = NULL
+        WHERE id = $1 AND deleted_at IS NULL AND provision_state <> 'provisioning'
+        RETURNING provision_started_at AS "startedAt"`,
+      [id],
+    );
+    return row?.startedAt ?? null;
+  }
+
+  /**
+   * Ends the provisioning that started at `startedAt`; one the watchdog already ended (or a newer
+   * one) is left alone. False when it no longer applied.
+   */
+  async finishProvisioning(
+    id: string,
+    startedAt: Date,
+    state: 'ready' | 'failed',
+    error: string | null,
+  ): Promise<boolean> {
+    const rows = await sqlRows(
+      this.txHost.tx,
+      `UPDATE nodes SET provision_state = $3, last_error = $4
+        WHERE id = $1 AND provision_state = 'provisioning' AND provision_started_at = $2
+        RETURNING id`,
+      [id, startedAt, state, error],
+    );
+    return rows.length > 0;
+  }
+
+  /** Records the first host key seen; a key pinned meanwhile is kept. */
+  async pinHostKey(id: string, fingerprint: string): Promise<void> {
+    await this.txHost.tx.query(
+      `UPDATE nodes SET ssh_host_key_sha256 = $2 WHERE id = $1 AND ssh_host_key_sha256 IS NULL`,
+      [id, fingerprint],
+    );
+  }
+
+  async setLastError(id: string, error: string | null): Promise<void> {
+    await this.txHost.tx.query(`UPDATE nodes SET last_error = $2 WHERE id = $1`, [id, error]);
+  }
+
+  /** Fails every provisioning older than `timeoutS`; their ids. */
+  async failStaleProvisioning(timeoutS: number, error: string): Promise<string[]> {
+    const rows = await sqlRows<{ id: string }>(
+      this.txHost.tx,
+      `UPDATE nodes SET provision_state = 'failed', last_error = $2
+        WHERE provision_state = 'provisioning'
+          AND provision_started_at < clock_timestamp() - make_interval(secs => $1)
+        RETURNING id`,
+      [timeoutS, error],
+    );
+    return rows.map((row) => row.id);
+  }
+
+  /** The node's traffic multiplier (numeric text), or null when there is no such node. */
+  async trafficMultiplier(id: string): Promise<string | null> {
+    const [row] = await sqlRows<{ multiplier: string }>(
+      this.txHost.tx,
+      `SELECT traffic_multiplier::text AS multiplier FROM nodes WHERE id = $1 AND deleted_at IS NULL`,
+      [id],
+    );
+    return row?.multiplier ?? null;
+  }
+
+  /** Stamps the node's last accepted traffic report. */
+  async touchReport(id: string): Promise<void> {
+    await this.txHost.tx.query(`UPDATE nodes SET last_report_at = now() WHERE id = $1`, [id]);
+  }
+
+  healthTargets(): Promise<HealthTarget[]> {
+    return sqlRows<HealthTarget>(
+      this.txHost.tx,
+      `SELECT id, host, tunnel_port AS port FROM nodes WHERE deleted_at IS NULL`,
+    );
+  }
+
+  /** One statement for a whole round of health results. */
+  async recordHealth(ids: string[], statuses: NodeStatus[]): Promise<void> {
+    await this.txHost.tx.query(
+      `UPDATE nodes n SET status = r.status, last_checked_at = now()
+         FROM unnest($1::uuid[], $2::text[]) AS r(id, status)
+        WHERE n.id = r.id AND n.deleted_at IS NULL`,
+      [ids, statuses],
+    );
+  }
+
+  /**
+   * In one round trip: whether the user's subscription runs now, and (only then) the nodes a
+   * client may use: online and provisioned.
+   */
+  async routing(userId: string): Promise<{ active: boolean; nodes: RoutingNode[] }> {
+    const rows = await sqlRows<RoutingNode & { active: boolean | null }>(
+      this.txHost.tx,
+      `WITH u AS (
+         SELECT COALESCE(subscription_expires_at > now(), false) AS active FROM users WHERE id = $1
+       )
+       SELECT u.active, n.id, n.name, n.host, n.tunnel_port AS "tunnelPort",
+              n.tunnel_protocol AS "tunnelProtocol", n.tunnel_flow AS "tunnelFlow",
+              n.short_ids[1] AS "shortId", n.public_key AS "publicKey", n.sni_domain AS "sniDomain"
+         FROM u LEFT JOIN nodes n
+           ON u.active AND n.deleted_at IS NULL AND n.status = 'online'
+          AND n.provision_state = 'ready'
+        ORDER BY n.name, n.id`,
+      [userId],
+    );
+    const active = rows[0]?.active === true;
+    return { active, nodes: active ? rows.filter((row) => row.id !== null) : [] };
+  }
+}

@@ -1,0 +1,221 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
+import { Transactional } from '@nestjs-cls/transactional';
+import { AppError } from '../common/errors';
+import { SecretBox } from '../common/secret-box';
+import { type Settings } from '../config/settings';
+import { SETTINGS } from '../config/settings.module';
+import { LAST_ERROR_MAX, NODE_AUDIT_ACTIONS, NODE_PATHS, XRAY_UNIT } from './nodes.constants';
+import { type NodeRecord, NodesRepository } from './nodes.repository';
+import { NodesService } from './nodes.service';
+import {
+  CommandFailedError,
+  HostKeyMismatchError,
+  NodeShell,
+  type ShellSession,
+  shellQuote,
+} from './node-shell';
+import { proxySettings, xrayConfig } from './reality';
+
+/** The provisioning script kept in the repository (deploy/node/), beside src/ or dist/. */
+function readProvisionScript(): string {
+  for (const up of ['../..', '../../..']) {
+    const path = join(__dirname, up, 'deploy', 'node', 'provision.sh');
+    if (existsSync(path)) return readFileSync(path, 'utf8');
+  }
+  throw new Error('deploy/node/provision.sh not found');
+}
+
+/**
+ * Provisioning and forced restarts over SSH. The request only moves the node's row (one
+ * conditional UPDATE, so one provisioning per node) and answers 202; the SSH work runs in the
+ * background and ends the row in `ready` or `failed`. The work is idempotent, and a watchdog
+ * fails a provisioning that outlived NODE_PROVISION_TIMEOUT_S (a crash, a restart, a hung host).
+ */
+@Injectable()
+export class ProvisioningService implements OnModuleDestroy {
+  private readonly logger = new Logger(ProvisioningService.name);
+  private readonly script = readProvisionScript();
+  /** Background work of this instance, awaited on shutdown. */
+  private readonly running = new Set<Promise<void>>();
+
+  constructor(
+    private readonly nodes: NodesRepository,
+    private readonly registry: NodesService,
+    private readonly shell: NodeShell,
+    @Inject(SecretBox) private readonly box: SecretBox,
+    @Inject(SETTINGS) private readonly settings: Settings,
+  ) {}
+
+  async provision(actorId: string, id: string): Promise<void> {
+    const startedAt = await this.claim(actorId, id);
+    this.background(() => this.runProvision(id, startedAt));
+  }
+
+  async restart(actorId: string, id: string): Promise<void> {
+    await this.requestRestart(actorId, id);
+    this.background(() => this.runRestart(id));
+  }
+
+  /** Fails provisionings that ran too long; their ids. */
+  @Transactional()
+  async failStale(): Promise<string[]> {
+    const ids = await this.nodes.failStaleProvisioning(
+      this.settings.nodeProvisionTimeoutS,
+      `provisioning did not finish within ${this.settings.nodeProvisionTimeoutS} s`,
+    );
+    for (const id of ids) {
+      await this.registry.record(null, NODE_AUDIT_ACTIONS.provisionFailed, id, null, {
+        reason: 'timeout',
+      });
+    }
+    return ids;
+  }
+
+  /** Resolves when this instance's background SSH work has ended (tests, shutdown). */
+  async idle(): Promise<void> {
+    while (this.running.size > 0) await Promise.allSettled([...this.running]);
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await this.idle();
+  }
+
+  @Transactional()
+  private async claim(actorId: string, id: string): Promise<Date> {
+    const startedAt = await this.nodes.claimProvisioning(id);
+    if (!startedAt) {
+      if (!(await this.nodes.get(id))) throw new AppError('NOT_FOUND', 'node not found');
+      throw new AppError('NODE_BUSY', 'a provisioning of this node is running');
+    }
+    await this.registry.record(actorId, NODE_AUDIT_ACTIONS.provisionStarted, id, null, null);
+    return startedAt;
+  }
+
+  @Transactional()
+  private async requestRestart(actorId: string, id: string): Promise<void> {
+    if (!(await this.nodes.get(id))) throw new AppError('NOT_FOUND', 'node not found');
+    await this.registry.record(actorId, NODE_AUDIT_ACTIONS.restartRequested, id, null, null);
+  }
+
+  private background(work: () => Promise<void>): void {
+    const promise = work()
+      .catch((error: unknown) => this.logger.error({ err: error }, 'node background work failed'))
+      .finally(() => this.running.delete(promise));
+    this.running.add(promise);
+  }
+
+  private async runProvision(id: string, startedAt: Date): Promise<void> {
+    let error: string | null = null;
+    const opened: string[] = [];
+    try {
+      await this.withSession(id, opened, async (session, node, realityPrivateKey) => {
+        await session.upload(NODE_PATHS.script, this.script, '700');
+        const config = xrayConfig({ ...node, realityPrivateKey });
+        await session.upload(NODE_PATHS.xrayConfig, JSON.stringify(config, null, 2), '600');
+        await session.upload(
+          NODE_PATHS.proxySettings,
+          proxySettings({
+            nodeId: node.id,
+            publicApiUrl: this.settings.publicApiUrl,
+            internalSecret: this.settings.internalSecret,
+            tunnelFlow: node.tunnelFlow,
+          }),
+          '600',
+        );
+        const command = `${sudo(node)}bash ${shellQuote(NODE_PATHS.script)} ${node.tunnelPort}`;
+        const result = await session.run(command);
+        if (result.code !== 0) throw new CommandFailedError('provision.sh', result);
+      });
+    } catch (cause) {
+      error = this.describe(cause, opened);
+    }
+    await this.finish(id, startedAt, error);
+  }
+
+  @Transactional()
+  private async finish(id: string, startedAt: Date, error: string | null): Promise<void> {
+    const applied = await this.nodes.finishProvisioning(
+      id,
+      startedAt,
+      error === null ? 'ready' : 'failed',
+      error,
+    );
+    if (!applied) return; // the watchdog ended it meanwhile
+    const action =
+      error === null ? NODE_AUDIT_ACTIONS.provisioned : NODE_AUDIT_ACTIONS.provisionFailed;
+    await this.registry.record(null, action, id, null, error === null ? null : { error });
+  }
+
+  private async runRestart(id: string): Promise<void> {
+    let error: string | null = null;
+    const opened: string[] = [];
+    try {
+      await this.withSession(id, opened, async (session, node) => {
+        const result = await session.run(`${sudo(node)}systemctl restart ${XRAY_UNIT}`);
+        if (result.code !== 0) throw new CommandFailedError('systemctl restart', result);
+      });
+    } catch (cause) {
+      error = this.describe(cause, opened);
+    }
+    await this.recordRestart(id, error);
+  }
+
+  @Transactional()
+  private async recordRestart(id: string, error: string | null): Promise<void> {
+    await this.nodes.setLastError(id, error === null ? null : `restart: ${error}`);
+    const action = error === null ? NODE_AUDIT_ACTIONS.restarted : NODE_AUDIT_ACTIONS.restartFailed;
+    await this.registry.record(null, action, id, null, error === null ? null : { error });
+  }
+
+  /** Connects with the node's user and key, checking (or recording) the host key first. */
+  private async withSession(
+    id: string,
+    opened: string[],
+    work: (session: ShellSession, node: NodeRecord, realityPrivateKey: string) => Promise<void>,
+  ): Promise<void> {
+    const node = await this.nodes.get(id);
+    const secrets = await this.nodes.secrets(id);
+    if (!node || !secrets) throw new Error('the node was deleted');
+    const privateKey = this.box.open(secrets.sshPrivateKeyEnc);
+    const realityPrivateKey = this.box.open(secrets.realityPrivateKeyEnc);
+    opened.push(privateKey, realityPrivateKey);
+    const session = await this.shell.connect({
+      host: node.host,
+      port: node.sshPort,
+      username: node.sshUser,
+      privateKey,
+      hostKeySha256: node.sshHostKeySha256,
+    });
+    try {
+      if (node.sshHostKeySha256 === null) await this.nodes.pinHostKey(id, session.hostKeySha256);
+      await work(session, node, realityPrivateKey);
+    } finally {
+      session.close();
+    }
+  }
+
+  /** A short reason for `last_error`: no transcript, and never a secret. */
+  private describe(error: unknown, secrets: string[]): string {
+    let text: string;
+    if (error instanceof HostKeyMismatchError) {
+      text = `host key mismatch: the server presented ${error.seen}`;
+    } else if (error instanceof CommandFailedError) {
+      const lastLine = (error.result.stderr || error.result.stdout).trim().split('\n').pop() ?? '';
+      text = lastLine ? `${error.message}: ${lastLine}` : error.message;
+    } else {
+      text = error instanceof Error ? error.message : String(error);
+    }
+    for (const secret of [this.settings.internalSecret, ...secrets]) {
+      text = text.split(secret).join('[secret]');
+    }
+    return text
+      .replace(/-----BEGIN[\s\S]*?(-----END[^-]*-----|$)/g, '[key]')
+      .slice(0, LAST_ERROR_MAX);
+  }
+}
+
+function sudo(node: NodeRecord): string {
+  return node.sshUser === 'root' ? '' : 'sudo -n ';
+}

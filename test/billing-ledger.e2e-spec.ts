@@ -1,0 +1,273 @@
+import { ReconciliationService } from '../src/billing/reconciliation.service';
+import { startBillingWorld, WALLET, type BillingWorld } from './fakes/billing';
+import { controlClock, type ControlledClock } from './fakes/clock';
+import { outgoingTransaction, tonTransaction, type FakeToncenter } from './fakes/toncenter';
+import type { TestApp } from './harness/app';
+import { newUser, type TestUser } from './harness/factories';
+
+const API = '/api/v1';
+const WALLET_RAW = WALLET.toRawString().toUpperCase();
+
+interface Invoice {
+  id: string;
+  amount: string;
+  status: string;
+  payment: { comment: string };
+}
+
+interface Unmatched {
+  tx_ref: string;
+  provider: string;
+  amount: string;
+  currency: string;
+  sender: string | null;
+  comment: string | null;
+  received_at: string;
+  reason: string;
+}
+
+describe('billing: every transfer read, unmatched money kept for staff', () => {
+  let world: BillingWorld;
+  let t: TestApp;
+  let toncenter: FakeToncenter;
+  let staff: TestUser;
+  let clock: ControlledClock;
+
+  const order = async (user: TestUser, currency = 'USD'): Promise<Invoice> =>
+    (
+      await t
+        .http()
+        .post(`${API}/invoices`)
+        .set(user.bearer)
+        .send({ plan_name: 'monthly', currency, provider: 'ton' })
+        .expect(201)
+    ).body;
+
+  const send = (overrides: Partial<Parameters<typeof tonTransaction>[0]> & { value: string }) => {
+    const tx = tonTransaction({ to: WALLET_RAW, ...overrides });
+    toncenter.transactions.push(tx);
+    return tx.hash as string;
+  };
+  const pay = (invoice: Invoice, overrides: Partial<Parameters<typeof tonTransaction>[0]> = {}) =>
+    send({ value: invoice.amount, comment: invoice.payment.comment, ...overrides });
+
+  const confirm = (user: TestUser, id: string) =>
+    t.http().post(`${API}/invoices/${id}/confirm`).set(user.bearer);
+  const reconcile = () => t.app.get(ReconciliationService).reconcile();
+  const status = async (id: string): Promise<string> =>
+    (await t.dataSource.query(`SELECT status FROM invoices WHERE id = $1`, [id]))[0].status;
+
+  /** Every page of the staff list. */
+  const unmatched = async (): Promise<Unmatched[]> => {
+    const all: Unmatched[] = [];
+    let cursor: string | null = null;
+    do {
+      const res: { body: { items: Unmatched[]; next_cursor: string | null } } = await t
+        .http()
+        .get(`${API}/admin/payments/unmatched`)
+        .query({ limit: 100, ...(cursor ? { cursor } : {}) })
+        .set(staff.bearer)
+        .expect(200);
+      all.push(...res.body.items);
+      cursor = res.body.next_cursor;
+    } while (cursor);
+    return all;
+  };
+  const attach = (invoiceId: string, txRef: unknown, who: TestUser = staff) =>
+    t
+      .http()
+      .post(`${API}/admin/invoices/${invoiceId}/attach-payment`)
+      .set(who.bearer)
+      .send({ tx_ref: txRef });
+  const age = (invoice: Invoice, days: number) =>
+    t.dataSource.query(
+      `UPDATE invoices SET created_at = now() - make_interval(days => $2),
+         expires_at = now() - make_interval(days => $2) + interval '24 hours' WHERE id = $1`,
+      [invoice.id, days],
+    );
+
+  beforeAll(async () => {
+    world = await startBillingWorld({ USD: '2.5' }, { TON_API_KEY: 'toncenter-test-key' });
+    ({ t, toncenter } = world);
+    clock = controlClock(t);
+    staff = await newUser(t, 'moderator');
+    await t
+      .http()
+      .put(`${API}/admin/plans/monthly`)
+      .set((await newUser(t, 'owner')).bearer)
+      .send({ duration_days: 30, traffic_limit_bytes: 1, prices: { USD: '499' }, active: true })
+      .expect(200);
+  });
+  afterAll(() => world.close());
+
+  it('300 transfers after a payment and before the next run: the payment is credited, each unmatched one listed once', async () => {
+    await reconcile();
+    const buyer = await newUser(t, 'seed');
+    const invoice = await order(buyer);
+    const hash = pay(invoice);
+    const expected = new Set<string>();
+    for (let i = 0; i < 300; i += 1) {
+      if (i % 3 === 0) toncenter.transactions.push(outgoingTransaction(WALLET_RAW));
+      else if (i % 3 === 1) expected.add(send({ value: '1000', comment: null }));
+      else expected.add(send({ value: '5000000', comment: `gift ${i}` }));
+    }
+    const before = toncenter.requests.length;
+
+    const report = await reconcile();
+    expect(report).toMatchObject({ ran: true, confirmed: 1, failedProviders: [] });
+    expect(await status(invoice.id)).toBe('paid');
+    // Newest to the stored position, 100 at a time: 4 pages, each below the one before.
+    const pages = toncenter.requests.slice(before);
+    expect(pages).toHaveLength(4);
+    expect(pages[0].query).not.toHaveProperty('end_lt');
+    const ends = pages.slice(1).map((p) => BigInt(p.query.end_lt));
+    expect(ends).toEqual([...ends].sort((x, y) => (x > y ? -1 : 1)));
+
+    const listed = await unmatched();
+    expect(new Set(listed.map((u) => u.tx_ref))).toEqual(expected);
+    expect(listed).toHaveLength(200);
+    expect(listed.map((u) => u.tx_ref)).not.toContain(hash);
+    expect(listed.find((u) => u.comment === 'gift 2')).toEqual({
+      tx_ref: expect.any(String),
+      provider: 'ton',
+      amount: '5000000',
+      currency: 'TON',
+      sender: `0:${'AB'.repeat(32)}`,
+      comment: 'gift 2',
+      received_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT.*Z$/),
+      reason: 'no_invoice',
+    });
+
+    // The next run reads only what is new (from the stored position) and lists nothing twice.
+    const again = toncenter.requests.length;
+    await reconcile();
+    const newest = BigInt(toncenter.transactions[toncenter.transactions.length - 1].lt as string);
+    expect(toncenter.requests.slice(again).map((r) => r.query.start_lt)).toEqual([
+      String(newest + 1n),
+    ]);
+    expect(await unmatched()).toHaveLength(200);
+  });
+
+  it('a run that fails part-way resumes where it stopped, re-reading nothing', async () => {
+    const buyer = await newUser(t, 'seed');
+    const invoice = await order(buyer);
+    pay(invoice);
+    for (let i = 0; i < 250; i += 1) send({ value: '1000', comment: `noise ${i}` });
+    toncenter.failAfter = 1;
+    const failed = await reconcile();
+    expect(failed.failedProviders).toEqual(['ton']);
+    expect(await status(invoice.id)).toBe('pending');
+
+    toncenter.failAfter = null;
+    const before = toncenter.requests.length;
+    send({ value: '1000', comment: 'after the failure' });
+    await reconcile();
+    expect(await status(invoice.id)).toBe('paid');
+    const resumed = toncenter.requests.slice(before).map((r) => r.query);
+    // First the rest of the interrupted read (below where it stopped), then the new transfer.
+    expect(resumed[0].end_lt).toBeDefined();
+    expect(resumed).toHaveLength(3);
+    const comments = (await unmatched())
+      .map((u) => u.comment ?? '')
+      .filter((c) => c.startsWith('noise') || c === 'after the failure');
+    expect(comments).toHaveLength(251);
+    expect(new Set(comments).size).toBe(251);
+  });
+
+  it('a payment to a wallet without code yet (aborted, credited, not bounced) pays; a bounced one does not', async () => {
+    const buyer = await newUser(t, 'seed');
+    const invoice = await order(buyer);
+    pay(invoice, { aborted: true, returned: true });
+    await confirm(buyer, invoice.id).expect(409);
+    pay(invoice, { uninit: true });
+    await confirm(buyer, invoice.id).expect(200);
+    const listedBefore = (await unmatched()).length;
+    await reconcile();
+    // The bounced transfer came back to its sender: nothing kept for staff.
+    expect(await unmatched()).toHaveLength(listedBefore);
+  });
+
+  it('too little, no invoice, too late: kept with the reason; staff attach one to an invoice, once, audited', async () => {
+    const buyer = await newUser(t, 'seed');
+    const invoice = await order(buyer);
+    const old = await order(buyer);
+    await age(old, 8);
+    const short = pay(invoice, { value: (BigInt(invoice.amount) - 1n).toString() });
+    const late = pay(old);
+    const stray = send({ value: '777', comment: 'who knows' });
+    await confirm(buyer, invoice.id).expect(409);
+    await reconcile();
+    const mine = new Set([short, late, stray]);
+    const listed = (await unmatched()).filter((u) => mine.has(u.tx_ref));
+    expect(Object.fromEntries(listed.map((u) => [u.tx_ref, u.reason]))).toEqual({
+      [short]: 'underpaid',
+      [late]: 'too_late',
+      [stray]: 'no_invoice',
+    });
+
+    // Guards and input.
+    await attach(invoice.id, short, buyer).expect(403);
+    await t.http().post(`${API}/admin/invoices/${invoice.id}/attach-payment`).send({}).expect(401);
+    expect((await attach(invoice.id, '').expect(400)).body.code).toBe('VALIDATION_FAILED');
+    expect((await attach(invoice.id, 42).expect(400)).body.code).toBe('VALIDATION_FAILED');
+    expect((await attach(invoice.id, 'no-such-tx').expect(404)).body.code).toBe('NOT_FOUND');
+    await attach('00000000-0000-4000-8000-000000000000', short).expect(404);
+
+    // Two staff attach the same payment to two invoices at once: one wins.
+    const second = await order(buyer);
+    const [a, b] = await Promise.all([attach(invoice.id, short), attach(second.id, short)]);
+    expect([a.status, b.status].sort()).toEqual([200, 404]);
+    const won = a.status === 200 ? a : b;
+    expect(won.body.invoice).toMatchObject({ status: 'paid' });
+    expect(won.body.subscription).toMatchObject({ plan_name: 'monthly', active: true });
+    const paidId: string = won.body.invoice.id;
+    const [row] = await t.dataSource.query(`SELECT provider_tx_ref FROM invoices WHERE id = $1`, [
+      paidId,
+    ]);
+    expect(row.provider_tx_ref).toBe(short);
+    const audit = await t.dataSource.query(
+      `SELECT actor_id, target_id, after FROM audit_log WHERE action = 'invoice.payment_attached'`,
+    );
+    expect(audit).toEqual([
+      {
+        actor_id: staff.user.id,
+        target_id: paidId,
+        after: expect.objectContaining({ tx_ref: short }),
+      },
+    ]);
+
+    // Used: gone from the list and 404; a paid invoice is 409; an expired one of any age is paid.
+    const left = (await unmatched()).map((u) => u.tx_ref).filter((ref) => mine.has(ref));
+    expect(left.sort()).toEqual([late, stray].sort());
+    await attach(paidId, short).expect(404);
+    expect((await attach(paidId, stray).expect(409)).body.code).toBe('INVOICE_NOT_PENDING');
+    await attach(old.id, late).expect(200);
+    expect(await status(old.id)).toBe('paid');
+  });
+
+  it('a payment after expiry pays only if it still covers the price at the current rate', async () => {
+    const buyer = await newUser(t, 'seed');
+    const fell = await order(buyer);
+    const rose = await order(buyer);
+    const pending = await order(buyer);
+    await age(fell, 2);
+    await age(rose, 2);
+    // TON falls 20%: the old amount no longer buys the plan.
+    world.tonapi.rates.set('USD', '2');
+    clock.advance(3_600_000);
+    const fellTx = pay(fell);
+    pay(pending);
+    expect((await confirm(buyer, fell.id).expect(409)).body.code).toBe('PAYMENT_NOT_FOUND');
+    // Still pending (not expired): the amount fixed at creation pays, whatever the rate.
+    await confirm(buyer, pending.id).expect(200);
+    await reconcile();
+    expect(await status(fell.id)).toBe('expired');
+    expect((await unmatched()).find((u) => u.tx_ref === fellTx)?.reason).toBe('too_late');
+
+    // TON rises 1%: the old amount still covers the price.
+    world.tonapi.rates.set('USD', '2.525');
+    clock.advance(3_600_000);
+    pay(rose);
+    await confirm(buyer, rose.id).expect(200);
+  });
+});

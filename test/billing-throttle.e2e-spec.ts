@@ -1,0 +1,52 @@
+import { startBillingWorld, type BillingWorld } from './fakes/billing';
+import { newUser, type TestUser } from './harness/factories';
+
+/** Free seed accounts cannot make the service call the Bot API or the rates API without end. */
+describe('billing: invoice orders are throttled per account and per address', () => {
+  let world: BillingWorld;
+
+  const order = (user: TestUser, provider: 'ton' | 'telegram' = 'telegram') =>
+    world.t
+      .http()
+      .post('/api/v1/invoices')
+      .set(user.bearer)
+      .send({ plan_name: 'monthly', currency: 'USD', provider });
+
+  beforeAll(async () => {
+    world = await startBillingWorld(
+      { USD: '2.5' },
+      { RATE_INVOICES_PER_ACCOUNT: '3/600', RATE_INVOICES_PER_ADDRESS: '5/600' },
+    );
+    await world.t
+      .http()
+      .put('/api/v1/admin/plans/monthly')
+      .set((await newUser(world.t, 'owner')).bearer)
+      .send({ duration_days: 30, traffic_limit_bytes: 1, prices: { USD: '499' }, active: true })
+      .expect(200);
+  });
+  afterAll(() => world.close());
+
+  it('the 4th order of one account and the 6th from one address are 429 with Retry-After, calling nothing', async () => {
+    const first = await newUser(world.t, 'seed');
+    for (let i = 0; i < 3; i += 1) await order(first).expect(201);
+    const links = world.botApi.callsOf('createInvoiceLink').length;
+    const rates = world.tonapi.requests.length;
+
+    const refused = await order(first).expect(429);
+    expect(refused.body.code).toBe('RATE_LIMITED');
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+    expect(Number(refused.headers['retry-after'])).toBeLessThanOrEqual(600);
+    await order(first, 'ton').expect(429);
+
+    // Another account from the same address: two more, then the address is spent too.
+    const second = await newUser(world.t, 'seed');
+    await order(second).expect(201);
+    await order(second).expect(201);
+    expect((await order(second).expect(429)).body.code).toBe('RATE_LIMITED');
+    expect(await world.t.dataSource.query(`SELECT count(*)::int AS n FROM invoices`)).toEqual([
+      { n: 5 },
+    ]);
+    expect(world.botApi.callsOf('createInvoiceLink').length).toBe(links + 2);
+    expect(world.tonapi.requests.length).toBe(rates);
+  });
+});

@@ -1,0 +1,245 @@
+import { request as httpRequest } from 'node:http';
+import { createTestDatabase, type TestDatabase } from './harness/database';
+import { freePort } from './harness/metrics';
+import {
+  spawnService,
+  stopService,
+  waitHealthy,
+  type ServiceProcess,
+} from './harness/service-process';
+
+interface Answer {
+  status: number;
+  body: string;
+  headers: Record<string, string | string[] | undefined>;
+  ms: number;
+}
+
+/** One raw HTTP request on a fresh connection, timed from the first byte sent to the last read. */
+function send(
+  baseUrl: string,
+  method: string,
+  path: string,
+  body?: string | Buffer,
+  headers: Record<string, string> = {},
+): Promise<Answer> {
+  const started = performance.now();
+  return new Promise((done, fail) => {
+    const req = httpRequest(
+      `${baseUrl}${path}`,
+      {
+        method,
+        agent: false,
+        headers: {
+          ...(body === undefined
+            ? {}
+            : { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) }),
+          ...headers,
+        },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () =>
+          done({
+            status: res.statusCode!,
+            body: Buffer.concat(chunks).toString(),
+            headers: res.headers,
+            ms: performance.now() - started,
+          }),
+        );
+      },
+    );
+    // The server may answer and close before it has read a refused body: writing the rest then
+    // fails, after the answer arrived.
+    req.on('error', (error: NodeJS.ErrnoException) =>
+      error.code === 'EPIPE' || error.code === 'ECONNRESET'
+        ? setTimeout(() => fail(new Error(`${error.code} before an answer`)), 2_000)
+        : fail(error),
+    );
+    req.end(body);
+  });
+}
+
+/** `{"seed":"x","k":{"0":1,…}}` with `keys` keys: 80,000 make the probe's 949 KB. */
+const wide = (keys: number): string =>
+  `{"seed":"x","k":{${Array.from({ length: keys }, (_, i) => `"${i}":1`).join(',')}}}`;
+
+// The service runs in a process of its own, as operators run it: what the test process spends
+// building and sending bodies does not count against the service's event loop.
+describe('one hostile request does not stall the service', () => {
+  jest.setTimeout(180_000);
+  let database: TestDatabase;
+  let service: ServiceProcess;
+  let t: { baseUrl: string };
+  let bearer: string;
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    service = spawnService(await freePort(), {
+      DATABASE_URL: database.url,
+      MIGRATIONS_RUN: 'false',
+      LOG_LEVEL: 'info',
+    });
+    await waitHealthy(service);
+    t = service;
+    const seed = await send(t.baseUrl, 'POST', '/api/v1/auth/seed');
+    bearer = `Bearer ${(JSON.parse(seed.body) as { access_token: string }).access_token}`;
+  });
+  afterAll(async () => {
+    if (service) await stopService(service);
+    await database?.drop();
+  });
+
+  /** Runs `attack` while polling /health; the answers of both. */
+  async function underAttack(attack: () => Promise<Answer[]>) {
+    let attacking = true;
+    const health: Answer[] = [];
+    const poll = (async () => {
+      while (attacking) {
+        const answer = await send(t.baseUrl, 'GET', '/api/v1/health');
+        expect(answer.status).toBe(200);
+        health.push(answer);
+      }
+    })();
+    const answers = await attack();
+    attacking = false;
+    await poll;
+    return { answers, health };
+  }
+
+  /**
+   * The service's own log lines by request id, each with its handling time as the service measured
+   * it. On a loaded two-core machine the time a client sees also holds the client's own work.
+   */
+  async function logLines(): Promise<Map<string, { responseTime: number }[]>> {
+    await new Promise((r) => setTimeout(r, 300));
+    const lines = new Map<string, { responseTime: number }[]>();
+    for (const text of service.stdout().split('\n')) {
+      if (!text.startsWith('{')) continue;
+      const line = JSON.parse(text) as { req?: { id?: string }; responseTime?: number };
+      if (!line.req?.id || line.responseTime === undefined) continue;
+      lines.set(line.req.id, [
+        ...(lines.get(line.req.id) ?? []),
+        { responseTime: line.responseTime },
+      ]);
+    }
+    return lines;
+  }
+
+  it('refuses wide bodies, long arrays and compressed bodies in milliseconds while /health answers', async () => {
+    const round = await send(t.baseUrl, 'POST', '/api/v1/game/rounds', undefined, {
+      Authorization: bearer,
+    });
+    const game = (JSON.parse(round.body) as { round_id: string }).round_id;
+    const clicks = JSON.stringify({ clicks: Array.from({ length: 1000 }, () => [0, 0]) });
+    const plain = JSON.stringify({ seed: 'not a real seed' });
+    const wideBody = wide(80_000);
+    const widerThanBudget = wide(5_000);
+    // Warm-up: the first request of a route pays for lazy initialisation, not for its body.
+    await send(t.baseUrl, 'POST', '/api/v1/auth/seed/login', plain);
+
+    const { answers, health } = await underAttack(async () => {
+      const results: Answer[] = [];
+      results.push(await send(t.baseUrl, 'POST', '/api/v1/auth/seed/login', wideBody));
+      results.push(
+        ...(await Promise.all(
+          Array.from({ length: 8 }, () =>
+            send(t.baseUrl, 'POST', '/api/v1/auth/seed/login', wideBody),
+          ),
+        )),
+      );
+      // Under the byte limit, over the entry budget.
+      results.push(await send(t.baseUrl, 'POST', '/api/v1/auth/seed/login', widerThanBudget));
+      results.push(
+        await send(t.baseUrl, 'POST', `/api/v1/game/rounds/${game}/score`, clicks, {
+          Authorization: bearer,
+        }),
+      );
+      for (const encoding of ['gzip', 'deflate', 'br']) {
+        results.push(
+          await send(t.baseUrl, 'POST', '/api/v1/auth/seed/login', plain, {
+            'Content-Encoding': encoding,
+          }),
+        );
+      }
+      return results;
+    });
+
+    const lines = await logLines();
+    expect(health.length).toBeGreaterThan(0);
+    for (const answer of [...answers, ...health]) {
+      const id = answer.headers['x-request-id'] as string;
+      // One log line per request, refused or not, under its X-Request-Id; handled within 100 ms.
+      expect(lines.get(id)).toHaveLength(1);
+      expect(lines.get(id)![0].responseTime).toBeLessThan(100);
+      // As the client sees it, on a loaded machine: far from the seconds a stalled loop takes.
+      expect(answer.ms).toBeLessThan(1_000);
+    }
+    for (const answer of answers) {
+      expect(answer.status).toBeGreaterThanOrEqual(400);
+      expect(answer.status).toBeLessThan(500);
+      expect(answer.body.length).toBeLessThan(2_000);
+      const body = JSON.parse(answer.body) as { code: string; request_id?: string };
+      expect(body.request_id).toBe(answer.headers['x-request-id']);
+    }
+    expect(answers.slice(0, 9).map((a) => a.status)).toEqual(Array(9).fill(413));
+    expect(answers[9].status).toBe(400);
+    expect(answers[10].status).toBe(400);
+    expect(answers.slice(11).map((a) => JSON.parse(a.body).code)).toEqual(
+      Array(3).fill('UNSUPPORTED_MEDIA_TYPE'),
+    );
+    // Reported for the record (jest prints it, not an assertion): the slowest /health as the client saw it.
+    console.warn(
+      `slowest /health under attack: ${Math.round(Math.max(...health.map((h) => h.ms)))} ms`,
+    );
+  });
+
+  it('lists at most 20 problems however many fields are wrong', async () => {
+    const body = Object.fromEntries(Array.from({ length: 500 }, (_, i) => [`f${i}`, i]));
+    const answer = await send(t.baseUrl, 'POST', '/api/v1/auth/seed/login', JSON.stringify(body));
+    expect(answer.status).toBe(400);
+    expect((JSON.parse(answer.body) as { details: unknown[] }).details).toHaveLength(20);
+    expect(answer.body.length).toBeLessThan(2_000);
+  });
+
+  it.each(['__proto__', 'constructor', 'hasOwnProperty'])(
+    'refuses a field named %s',
+    async (key) => {
+      const answer = await send(
+        t.baseUrl,
+        'POST',
+        '/api/v1/auth/seed/login',
+        `{"seed":"x","${key}":{"admin":true}}`,
+      );
+      expect(answer.status).toBe(400);
+      expect(JSON.parse(answer.body)).toMatchObject({
+        code: 'VALIDATION_FAILED',
+        details: [{ field: key, message: 'is not an accepted field name' }],
+      });
+    },
+  );
+
+  it('refuses a body sent to a route that takes none', async () => {
+    const answer = await send(t.baseUrl, 'POST', '/api/v1/auth/seed', '{"admin":true}');
+    expect(answer.status).toBe(400);
+    expect(JSON.parse(answer.body)).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      details: [{ field: 'body', message: 'this route takes no body' }],
+    });
+    // Without a body, or with an empty object, the same route works.
+    expect((await send(t.baseUrl, 'POST', '/api/v1/auth/seed')).status).toBe(201);
+    expect((await send(t.baseUrl, 'POST', '/api/v1/auth/seed', '{}')).status).toBe(201);
+  });
+
+  it('keeps a safe client request id and replaces any other', async () => {
+    const kept = await send(t.baseUrl, 'GET', '/api/v1/health', undefined, {
+      'X-Request-Id': 'probe-42.a_b',
+    });
+    expect(kept.headers['x-request-id']).toBe('probe-42.a_b');
+    const replaced = await send(t.baseUrl, 'POST', '/api/v1/auth/seed/login', '{bad', {
+      'X-Request-Id': 'x"><script>',
+    });
+    expect(replaced.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    expect(JSON.parse(replaced.body).request_id).toBe(replaced.headers['x-request-id']);
+  });
+});

@@ -1,0 +1,366 @@
+import { randomUUID } from 'node:crypto';
+import { InternalCleanupJob } from '../src/internal/internal.jobs';
+import { startTestApp, type TestApp } from './harness/app';
+import { newUser, type TestUser } from './harness/factories';
+import { createNode } from './harness/nodes';
+
+interface Entry {
+  user_id: string;
+  bytes_up: number;
+  bytes_down: number;
+}
+
+describe('internal: traffic reports count every byte exactly once', () => {
+  let t: TestApp;
+  let owner: TestUser;
+  let secret: Record<string, string>;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    owner = await newUser(t, 'owner');
+    secret = { 'X-Internal-Secret': t.settings.internalSecret };
+  });
+  afterAll(() => t.close());
+
+  /** `count` plain accounts made in one statement (10,000 through factories would take minutes). */
+  async function users(count: number): Promise<string[]> {
+    const rows = (await t.dataSource.query(
+      `INSERT INTO users (seed_hash) SELECT md5(random()::text || g) FROM generate_series(1, $1) g
+       RETURNING id`,
+      [count],
+    )) as { id: string }[];
+    return rows.map((row) => row.id);
+  }
+
+  async function used(ids: string[]): Promise<Map<string, number>> {
+    const rows = (await t.dataSource.query(
+      `SELECT id, traffic_used_bytes::text AS used FROM users WHERE id = ANY($1::uuid[])`,
+      [ids],
+    )) as { id: string; used: string }[];
+    return new Map(rows.map((row) => [row.id, Number(row.used)]));
+  }
+
+  const send = (body: unknown) =>
+    t
+      .http()
+      .post('/api/v1/internal/traffic')
+      .set(secret)
+      .send(body as object);
+
+  const newNode = async (multiplier = 1): Promise<string> =>
+    (await createNode(t, owner, { traffic_multiplier: multiplier })).id;
+
+  it('10,000 entries over 8 users add up exactly; a multiplier of 2 doubles them', async () => {
+    const ids = await users(8);
+    const plain = await newNode();
+    const double = await newNode(2);
+    const entries: Entry[] = Array.from({ length: 10_000 }, (_, i) => ({
+      user_id: ids[i % 8],
+      bytes_up: 1000 + i,
+      bytes_down: 3 * i + 7,
+    }));
+    const expected = new Map(ids.map((id) => [id, 0]));
+    for (const e of entries)
+      expected.set(e.user_id, expected.get(e.user_id)! + e.bytes_up + e.bytes_down);
+
+    const first = await send({ node_id: plain, report_id: randomUUID(), entries });
+    expect(first.status).toBe(200);
+    expect(first.body).toEqual({ applied: true, over_limit: [], unknown_users: 0 });
+    expect(Object.fromEntries(await used(ids))).toEqual(Object.fromEntries(expected));
+
+    await send({ node_id: double, report_id: randomUUID(), entries }).expect(200);
+    const after = await used(ids);
+    for (const id of ids) expect(after.get(id)).toBe(3 * expected.get(id)!);
+
+    // The raw bytes are kept per node and day, before the multiplier.
+    const [day] = (await t.dataSource.query(
+      `SELECT bytes_up::text AS up, bytes_down::text AS down, bytes_counted::text AS counted
+         FROM node_traffic_days WHERE node_id = $1`,
+      [double],
+    )) as { up: string; down: string; counted: string }[];
+    const raw = [...expected.values()].reduce((a, b) => a + b, 0);
+    expect(Number(day.up) + Number(day.down)).toBe(raw);
+    expect(Number(day.counted)).toBe(2 * raw);
+    const node = (await t.http().get(`/api/v1/admin/nodes/${double}`).set(owner.bearer)).body as {
+      last_report_at: string | null;
+    };
+    expect(node.last_report_at).not.toBeNull();
+  });
+
+  it('each entry counts (up + down) × multiplier rounded down', async () => {
+    const [id] = await users(1);
+    const node = await newNode(1.5);
+    await send({
+      node_id: node,
+      report_id: randomUUID(),
+      entries: [
+        { user_id: id, bytes_up: 1, bytes_down: 0 }, // 1.5 → 1
+        { user_id: id, bytes_up: 2, bytes_down: 1 }, // 4.5 → 4
+      ],
+    }).expect(200);
+    expect((await used([id])).get(id)).toBe(5);
+  });
+
+  it('the same report_id delivered 20 times at once counts once', async () => {
+    const ids = await users(3);
+    const node = await newNode();
+    const body = {
+      node_id: node,
+      report_id: randomUUID(),
+      entries: ids.map((id) => ({ user_id: id, bytes_up: 100, bytes_down: 11 })),
+    };
+    const answers = await Promise.all(Array.from({ length: 20 }, () => send(body)));
+    expect(answers.map((a) => a.status)).toEqual(Array(20).fill(200));
+    expect(answers.filter((a) => (a.body as { applied: boolean }).applied)).toHaveLength(1);
+    for (const value of (await used(ids)).values()) expect(value).toBe(111);
+    // The same report id from another node is another report.
+    await send({ ...body, node_id: await newNode() }).expect(200);
+    for (const value of (await used(ids)).values()) expect(value).toBe(222);
+  });
+
+  it('50 concurrent reports from 50 nodes over the same 10,000 users: no deadlock, no 5xx, exact totals', async () => {
+    const ids = await users(10_000);
+    const nodes = await Promise.all(Array.from({ length: 50 }, () => newNode()));
+    const answers = await Promise.all(
+      nodes.map((node, n) => {
+        // Each node lists the users in its own order, so lock order is the service's job.
+        const rotated = [...ids.slice(n * 200), ...ids.slice(0, n * 200)];
+        return send({
+          node_id: node,
+          report_id: randomUUID(),
+          entries: rotated.map((id) => ({ user_id: id, bytes_up: n, bytes_down: 1 })),
+        });
+      }),
+    );
+    expect(answers.map((a) => a.status)).toEqual(Array(50).fill(200));
+    const totals = await used(ids);
+    const expected = Array.from({ length: 50 }, (_, n) => n + 1).reduce((a, b) => a + b, 0);
+    for (const id of ids) expect(totals.get(id)).toBe(expected);
+  }, 300_000);
+
+  it.each([
+    ['negative bytes', { bytes_up: -1 }],
+    ['fractional bytes', { bytes_down: 1.5 }],
+    ['string bytes', { bytes_up: '10' }],
+    ['bytes past 2^53', { bytes_up: 2 ** 53 }],
+    ['a non-UUID user id', { user_id: 'user-1' }],
+    ['a missing field', { bytes_down: undefined }],
+    ['an unknown field', { colour: 'red' }],
+  ])('a report with %s is 400, applies nothing, and keeps its report_id', async (_what, bad) => {
+    const ids = await users(2);
+    const node = await newNode();
+    const reportId = randomUUID();
+    const good = ids.map((id) => ({ user_id: id, bytes_up: 5, bytes_down: 5 }));
+    const response = await send({
+      node_id: node,
+      report_id: reportId,
+      entries: [...good, { user_id: ids[0], bytes_up: 1, bytes_down: 1, ...bad }],
+    });
+    expect(response.status).toBe(400);
+    expect(response.body).toMatchObject({ code: 'VALIDATION_FAILED' });
+    for (const value of (await used(ids)).values()) expect(value).toBe(0);
+    // Refused reports do not use up their id.
+    const retry = await send({ node_id: node, report_id: reportId, entries: good });
+    expect(retry.body).toMatchObject({ applied: true });
+  });
+
+  it('malformed report shapes are 400', async () => {
+    const node = await newNode();
+    const [id] = await users(1);
+    const entry = { user_id: id, bytes_up: 1, bytes_down: 1 };
+    for (const body of [
+      { node_id: node, report_id: randomUUID(), entries: Array(10_001).fill(entry) },
+      { node_id: 'x', report_id: randomUUID(), entries: [entry] },
+      { node_id: node, report_id: 'y', entries: [entry] },
+      { node_id: node, report_id: randomUUID() },
+      { node_id: node, report_id: randomUUID(), entries: {} },
+      { node_id: node, report_id: randomUUID(), entries: [null] },
+      { node_id: node, report_id: randomUUID(), entries: [entry], extra: 1 },
+      [entry],
+    ]) {
+      const response = await send(body);
+      expect(response.status).toBe(400);
+    }
+    expect((await used([id])).get(id)).toBe(0);
+  });
+
+  it('an unknown node is 404 and applies nothing; unknown users are skipped and counted', async () => {
+    const [id] = await users(1);
+    const stranger = randomUUID();
+    const missing = await send({
+      node_id: randomUUID(),
+      report_id: randomUUID(),
+      entries: [{ user_id: id, bytes_up: 9, bytes_down: 9 }],
+    });
+    expect(missing.status).toBe(404);
+    expect(missing.body).toMatchObject({ code: 'NOT_FOUND' });
+    expect((await used([id])).get(id)).toBe(0);
+
+    const response = await send({
+      node_id: await newNode(),
+      report_id: randomUUID(),
+      entries: [
+        { user_id: id, bytes_up: 9, bytes_down: 9 },
+        { user_id: stranger, bytes_up: 1, bytes_down: 1 },
+        { user_id: stranger, bytes_up: 1, bytes_down: 1 },
+      ],
+    });
+    expect(response.body).toEqual({ applied: true, over_limit: [], unknown_users: 1 });
+    expect((await used([id])).get(id)).toBe(18);
+  });
+
+  it('over_limit names the reported users now at or over their limit', async () => {
+    const [under, at, over] = await users(3);
+    await t.dataSource.query(
+      `UPDATE users SET traffic_limit_bytes = 100 WHERE id = ANY($1::uuid[])`,
+      [[under, at, over]],
+    );
+    const response = await send({
+      node_id: await newNode(),
+      report_id: randomUUID(),
+      entries: [
+        { user_id: under, bytes_up: 99, bytes_down: 0 },
+        { user_id: at, bytes_up: 50, bytes_down: 50 },
+        { user_id: over, bytes_up: 500, bytes_down: 0 },
+      ],
+    });
+    expect((response.body as { over_limit: string[] }).over_limit.sort()).toEqual(
+      [at, over].sort(),
+    );
+  });
+
+  it('a fault between the report record and the counters leaves neither; the retry applies', async () => {
+    const ids = await users(2);
+    const node = await newNode();
+    // Test-only, in this test's own database: the first insert of daily figures fails.
+    await t.dataSource.query(`
+      CREATE SEQUENCE fault_once;
+      CREATE FUNCTION fault_once() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF nextval('fault_once') = 1 THEN RAISE EXCEPTION 'injected fault'; END IF;
+        RETURN NEW;
+      END $$;
+      CREATE TRIGGER fault_once BEFORE INSERT ON node_traffic_days
+        FOR EACH ROW EXECUTE FUNCTION fault_once();
+    `);
+    try {
+      const body = {
+        node_id: node,
+        report_id: randomUUID(),
+        entries: ids.map((id) => ({ user_id: id, bytes_up: 40, bytes_down: 2 })),
+      };
+      const failed = await send(body);
+      expect(failed.status).toBe(500);
+      expect(JSON.stringify(failed.body)).not.toContain('injected');
+      for (const value of (await used(ids)).values()) expect(value).toBe(0);
+      const reports = (await t.dataSource.query(
+        `SELECT count(*)::int AS n FROM traffic_reports WHERE report_id = $1`,
+        [body.report_id],
+      )) as { n: number }[];
+      expect(reports[0].n).toBe(0);
+
+      const retry = await send(body);
+      expect(retry.body).toMatchObject({ applied: true });
+      for (const value of (await used(ids)).values()) expect(value).toBe(42);
+    } finally {
+      await t.dataSource.query(`DROP TRIGGER fault_once ON node_traffic_days`);
+    }
+  });
+
+  it('limits: the limit that applies now, use and active; changes apply at the next call', async () => {
+    const [plain] = await users(1);
+    const subscribed = await newUser(t, 'seed', {
+      planName: 'big',
+      subscriptionExpiresAt: new Date(Date.now() + 86_400_000),
+    });
+    await t.dataSource.query(
+      `INSERT INTO plans (name, duration_days, traffic_limit_bytes) VALUES ('big', 30, 777)`,
+    );
+    const limits = async () =>
+      (
+        await t
+          .http()
+          .get(`/api/v1/internal/limits?user_ids=${plain},${subscribed.user.id},${randomUUID()}`)
+          .set(secret)
+          .expect(200)
+      ).body as unknown[];
+    expect(await limits()).toEqual([
+      {
+        user_id: plain,
+        traffic_limit_bytes: Number(t.settings.trafficLimitDefaultBytes),
+        traffic_used_bytes: 0,
+        active: false,
+      },
+      {
+        user_id: subscribed.user.id,
+        traffic_limit_bytes: 777,
+        traffic_used_bytes: 0,
+        active: true,
+      },
+    ]);
+    await t
+      .http()
+      .patch('/api/v1/admin/settings/traffic-limit')
+      .set(owner.bearer)
+      .send({ default_bytes: 12345 })
+      .expect(200);
+    await t
+      .http()
+      .patch(`/api/v1/admin/users/${subscribed.user.id}/traffic-limit`)
+      .set(owner.bearer)
+      .send({ traffic_limit_bytes: 999 })
+      .expect(200);
+    expect(await limits()).toEqual([
+      { user_id: plain, traffic_limit_bytes: 12345, traffic_used_bytes: 0, active: false },
+      {
+        user_id: subscribed.user.id,
+        traffic_limit_bytes: 999,
+        traffic_used_bytes: 0,
+        active: true,
+      },
+    ]);
+  });
+
+  it('limits: at most 1,000 ids, all UUIDs', async () => {
+    const ids = Array.from({ length: 1001 }, () => randomUUID());
+    const tooMany = await t
+      .http()
+      .get(`/api/v1/internal/limits?user_ids=${ids.join(',')}`)
+      .set(secret);
+    expect(tooMany.status).toBe(400);
+    const thousand = await t
+      .http()
+      .get(`/api/v1/internal/limits?user_ids=${ids.slice(0, 1000).join(',')}`)
+      .set(secret);
+    expect(thousand.status).toBe(200);
+    for (const query of ['user_ids=nope', '', 'user_ids=']) {
+      const response = await t.http().get(`/api/v1/internal/limits?${query}`).set(secret);
+      expect(response.status).toBe(400);
+    }
+  });
+
+  it('the clean-up forgets report ids after 30 days, and a newer one is still refused', async () => {
+    const [id] = await users(1);
+    const node = await newNode();
+    const report = () => ({
+      node_id: node,
+      report_id: randomUUID(),
+      entries: [{ user_id: id, bytes_up: 1, bytes_down: 1 }],
+    });
+    const [old, recent] = [report(), report()];
+    for (const body of [old, recent])
+      expect((await send(body)).body).toMatchObject({ applied: true });
+    await t.dataSource.query(
+      `UPDATE traffic_reports SET received_at = now() - interval '31 days' WHERE report_id = $1`,
+      [old.report_id],
+    );
+    await t.app.get(InternalCleanupJob).run();
+    const kept = (await t.dataSource.query(
+      `SELECT report_id FROM traffic_reports WHERE node_id = $1`,
+      [node],
+    )) as { report_id: string }[];
+    expect(kept.map((row) => row.report_id)).toEqual([recent.report_id]);
+    expect((await send(recent)).body).toMatchObject({ applied: false });
+    expect((await used([id])).get(id)).toBe(4);
+  });
+});

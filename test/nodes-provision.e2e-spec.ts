@@ -1,0 +1,242 @@
+import { createPrivateKey, createPublicKey } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ProvisioningService } from '../src/nodes/provisioning.service';
+import { type FakeSshServer, sshKeyPair, startFakeSsh } from './fakes/ssh-server';
+import { startTestApp, type TestApp } from './harness/app';
+import { newUser, type TestUser } from './harness/factories';
+import { createNode } from './harness/nodes';
+
+const SCRIPT = readFileSync(join(__dirname, '..', 'deploy', 'node', 'provision.sh'), 'utf8');
+
+/** The x25519 public key (base64url) of a raw private key (base64url). */
+function x25519PublicOf(privateKey: string): string {
+  const der = Buffer.concat([
+    Buffer.from('302e020100300506032b656e04220420', 'hex'),
+    Buffer.from(privateKey, 'base64url'),
+  ]);
+  const key = createPublicKey(createPrivateKey({ key: der, format: 'der', type: 'pkcs8' }));
+  return key.export({ format: 'jwk' }).x!;
+}
+
+describe('nodes: provisioning and restarts over SSH', () => {
+  let t: TestApp;
+  let owner: TestUser;
+  const servers: FakeSshServer[] = [];
+
+  beforeAll(async () => {
+    t = await startTestApp({ PUBLIC_API_URL: 'https://api.example.test' });
+    owner = await newUser(t, 'owner');
+  });
+  afterAll(async () => {
+    await Promise.all(servers.map((server) => server.close()));
+    await t.close();
+  });
+
+  /** A node whose SSH server is a fake of this test, with a key only it accepts. */
+  async function nodeWithServer(
+    options: { exitCode?: number; failAll?: boolean; stepDelayMs?: number; user?: string } = {},
+    overrides: Record<string, unknown> = {},
+  ) {
+    const key = sshKeyPair();
+    const username = options.user ?? 'deploy';
+    const server = await startFakeSsh({ username, authorizedKey: key.publicKey, ...options });
+    servers.push(server);
+    const node = await createNode(t, owner, {
+      ssh_port: server.port,
+      ssh_user: username,
+      ssh_private_key: key.privateKey,
+      tunnel_port: 8443,
+      sni_domain: 'www.camouflage.test',
+      ...overrides,
+    });
+    return { node, server, key };
+  }
+
+  const provision = (id: string) =>
+    t.http().post(`/api/v1/admin/nodes/${id}/provision`).set(owner.bearer);
+  const read = async (id: string) =>
+    (await t.http().get(`/api/v1/admin/nodes/${id}`).set(owner.bearer)).body as Record<
+      string,
+      unknown
+    >;
+  const settled = () => t.app.get(ProvisioningService).idle();
+
+  it('signs in with the node user and key, sends the script and the config, and ends ready', async () => {
+    const { node, server, key } = await nodeWithServer();
+    const response = await provision(node.id);
+    expect(response.status).toBe(202);
+    expect(response.body).toEqual({ id: node.id, provision_state: 'provisioning' });
+    await settled();
+
+    const after = await read(node.id);
+    expect(after).toMatchObject({ provision_state: 'ready', last_error: null });
+    expect(after.ssh_host_key_sha256).toBe(server.fingerprint); // the first key seen, recorded
+    expect(server.logins).toEqual(['deploy']);
+
+    expect(server.uploads.get('/opt/vpn-node/provision.sh')).toBe(SCRIPT);
+    const config = JSON.parse(server.uploads.get('/opt/vpn-node/staging/xray-config.json')!) as {
+      inbounds: { port: number; streamSettings: { realitySettings: Record<string, unknown> } }[];
+    };
+    const reality = config.inbounds[0].streamSettings.realitySettings;
+    expect(config.inbounds[0].port).toBe(8443);
+    expect(reality.serverNames).toEqual(['www.camouflage.test']);
+    expect(reality.shortIds).toContain(node.tunnel_short_id);
+    // The private key on the node is the one whose public half clients get.
+    expect(x25519PublicOf(reality.privateKey as string)).toBe(node.public_key);
+
+    const settings = server.uploads.get('/opt/vpn-node/staging/proxy.env')!;
+    expect(settings).toContain('VPN_API_URL=https://api.example.test/api/v1');
+    expect(settings).toContain(`VPN_NODE_ID=${node.id}`);
+    expect(settings).toContain(`VPN_INTERNAL_SECRET=${t.settings.internalSecret}`);
+
+    const run = server.commands[server.commands.length - 1];
+    expect(run.command).toBe("sudo -n bash '/opt/vpn-node/provision.sh' 8443");
+    // Secrets travel on stdin only, never on a command line.
+    const commandLines = server.commands.map((c) => c.command).join('\n');
+    for (const secret of [
+      t.settings.internalSecret,
+      reality.privateKey as string,
+      key.privateKey,
+    ]) {
+      expect(commandLines).not.toContain(secret);
+    }
+
+    const actions = (await t.dataSource.query(
+      `SELECT action, actor_id FROM audit_log WHERE target_id = $1 ORDER BY created_at`,
+      [node.id],
+    )) as { action: string; actor_id: string | null }[];
+    expect(actions).toEqual([
+      { action: 'node.created', actor_id: owner.user.id },
+      { action: 'node.provision_started', actor_id: owner.user.id },
+      { action: 'node.provisioned', actor_id: null },
+    ]);
+
+    // Idempotent on our side: provisioning again runs the same steps and ends ready again.
+    await provision(node.id).expect(202);
+    await settled();
+    expect((await read(node.id)).provision_state).toBe('ready');
+  });
+
+  it('a server that fails every command ends failed with a short last_error', async () => {
+    const { node } = await nodeWithServer({ failAll: true, user: 'root' });
+    await provision(node.id).expect(202);
+    await settled();
+    const after = await read(node.id);
+    expect(after.provision_state).toBe('failed');
+    expect(after.last_error).toMatch(/failed with exit code 1: step failed on the node/);
+    expect((after.last_error as string).length).toBeLessThanOrEqual(300);
+    expect(after.last_error).not.toContain(t.settings.internalSecret);
+  });
+
+  it('a non-zero exit of the script itself fails the node', async () => {
+    const { node, server } = await nodeWithServer({ exitCode: 3 });
+    await provision(node.id).expect(202);
+    await settled();
+    expect((await read(node.id)).provision_state).toBe('failed');
+    expect(server.uploads.size).toBe(3); // uploads went through, the run did not
+  });
+
+  it('answers 202 within a second even when every step takes 3 s', async () => {
+    const { node, server } = await nodeWithServer({ stepDelayMs: 3000 });
+    const started = Date.now();
+    const response = await provision(node.id);
+    expect(response.status).toBe(202);
+    expect(Date.now() - started).toBeLessThan(1000);
+    expect((await read(node.id)).provision_state).toBe('provisioning');
+    await server.close(); // cut it short: the node fails instead of waiting 12 s
+    await settled();
+    expect((await read(node.id)).provision_state).toBe('failed');
+  });
+
+  it('of 5 concurrent provision requests exactly one starts; the others are 409 NODE_BUSY', async () => {
+    const { node, server } = await nodeWithServer({ stepDelayMs: 100 });
+    const responses = await Promise.all(Array.from({ length: 5 }, () => provision(node.id)));
+    const statuses = responses.map((r) => r.status).sort();
+    expect(statuses).toEqual([202, 409, 409, 409, 409]);
+    for (const r of responses.filter((r) => r.status === 409)) {
+      expect(r.body).toMatchObject({ code: 'NODE_BUSY' });
+    }
+    await settled();
+    expect(server.logins).toHaveLength(1);
+    expect((await read(node.id)).provision_state).toBe('ready');
+  });
+
+  it('a wrong pinned host key fails before any command; the right one provisions', async () => {
+    const { node: probe, server } = await nodeWithServer();
+    const wrong = `SHA256:${Buffer.alloc(32, 7).toString('base64').replace(/=+$/, '')}`;
+    await t
+      .http()
+      .patch(`/api/v1/admin/nodes/${probe.id}`)
+      .set(owner.bearer)
+      .send({ ssh_host_key_sha256: wrong })
+      .expect(200);
+    await provision(probe.id).expect(202);
+    await settled();
+    const failed = await read(probe.id);
+    expect(failed.provision_state).toBe('failed');
+    expect(failed.last_error).toContain('host key mismatch');
+    expect(failed.ssh_host_key_sha256).toBe(wrong);
+    expect(server.commands).toEqual([]);
+    expect(server.logins).toEqual([]);
+
+    await t
+      .http()
+      .patch(`/api/v1/admin/nodes/${probe.id}`)
+      .set(owner.bearer)
+      .send({ ssh_host_key_sha256: server.fingerprint })
+      .expect(200);
+    await provision(probe.id).expect(202);
+    await settled();
+    expect((await read(probe.id)).provision_state).toBe('ready');
+  });
+
+  it('the watchdog fails a provisioning that ran past the limit, and the late end does not undo it', async () => {
+    const { node, server } = await nodeWithServer({ stepDelayMs: 1500 });
+    await provision(node.id).expect(202);
+    await t.dataSource.query(
+      `UPDATE nodes SET provision_started_at = provision_started_at - interval '11 minutes'
+        WHERE id = $1`,
+      [node.id],
+    );
+    const failed = await t.app.get(ProvisioningService).failStale();
+    expect(failed).toEqual([node.id]);
+    expect(await read(node.id)).toMatchObject({
+      provision_state: 'failed',
+      last_error: 'provisioning did not finish within 600 s',
+    });
+    await settled();
+    expect((await read(node.id)).provision_state).toBe('failed');
+    expect(server.logins).toHaveLength(1);
+    // Not busy any more: a new provisioning starts.
+    await provision(node.id).expect(202);
+    await settled();
+  });
+
+  it('restart answers 202 at once and restarts the tunnel over SSH, audited', async () => {
+    const { node, server } = await nodeWithServer({ user: 'root' });
+    const response = await t
+      .http()
+      .post(`/api/v1/admin/nodes/${node.id}/restart`)
+      .set(owner.bearer);
+    expect(response.status).toBe(202);
+    await settled();
+    expect(server.commands.map((c) => c.command)).toEqual(['systemctl restart xray']);
+    const actions = (await t.dataSource.query(
+      `SELECT action FROM audit_log WHERE target_id = $1 ORDER BY created_at`,
+      [node.id],
+    )) as { action: string }[];
+    expect(actions.map((a) => a.action)).toEqual([
+      'node.created',
+      'node.restart_requested',
+      'node.restarted',
+    ]);
+  });
+
+  it('a failed restart is recorded in last_error', async () => {
+    const { node } = await nodeWithServer({ exitCode: 5, user: 'root' });
+    await t.http().post(`/api/v1/admin/nodes/${node.id}/restart`).set(owner.bearer).expect(202);
+    await settled();
+    expect((await read(node.id)).last_error).toMatch(/^restart: systemctl restart failed/);
+  });
+});

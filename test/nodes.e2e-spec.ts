@@ -1,0 +1,283 @@
+import { SessionTokens } from '../src/nodes/session-token';
+import { startTestApp, type TestApp } from './harness/app';
+import { newUser, type TestUser } from './harness/factories';
+import { createNode, nodeBody, subscribedUser } from './harness/nodes';
+
+describe('nodes: registry and routing', () => {
+  let t: TestApp;
+  let owner: TestUser;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    owner = await newUser(t, 'owner');
+  });
+  afterAll(() => t.close());
+
+  /** Puts a node where routing offers it: provisioned and answering health checks. */
+  async function makeUsable(id: string): Promise<void> {
+    await t.dataSource.query(
+      `UPDATE nodes SET status = 'online', provision_state = 'ready' WHERE id = $1`,
+      [id],
+    );
+  }
+
+  it('creates a node with service-made REALITY parameters and never returns a private key', async () => {
+    const body = nodeBody({ name: 'fra-1', tunnel_port: 8443, traffic_multiplier: 2 });
+    const response = await t.http().post('/api/v1/admin/nodes').set(owner.bearer).send(body);
+    expect(response.status).toBe(201);
+    const node = response.body as Record<string, unknown>;
+    expect(node).toMatchObject({
+      name: 'fra-1',
+      host: '127.0.0.1',
+      ssh_port: 22,
+      ssh_user: 'root',
+      ssh_host_key_sha256: null,
+      tunnel_host: '127.0.0.1',
+      tunnel_port: 8443,
+      tunnel_protocol: 'vless',
+      tunnel_flow: 'xtls-rprx-vision',
+      sni_domain: 'www.example.com',
+      traffic_multiplier: 2,
+      status: 'unknown',
+      provision_state: 'new',
+      last_error: null,
+      last_checked_at: null,
+      last_report_at: null,
+    });
+    expect(node.public_key).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(node.tunnel_short_id).toMatch(/^[0-9a-f]{16}$/);
+    expect(Object.keys(node).join(',')).not.toMatch(/private/);
+    expect(JSON.stringify(node)).not.toContain('PRIVATE KEY');
+
+    const [row] = (await t.dataSource.query(
+      `SELECT ssh_private_key_enc, reality_private_key_enc FROM nodes WHERE id = $1`,
+      [node.id],
+    )) as { ssh_private_key_enc: string; reality_private_key_enc: string }[];
+    expect(row.ssh_private_key_enc).toMatch(/^v1\.[\w-]{8}\./);
+    expect(row.ssh_private_key_enc).not.toContain('PRIVATE KEY');
+    expect(row.reality_private_key_enc).toMatch(/^v1\./);
+
+    const again = await t
+      .http()
+      .get(`/api/v1/admin/nodes/${String(node.id)}`)
+      .set(owner.bearer);
+    expect(again.status).toBe(200);
+    expect(again.body).toEqual(node);
+  });
+
+  it('two nodes never share REALITY keys or short ids', async () => {
+    const a = await createNode(t, owner);
+    const b = await createNode(t, owner);
+    expect(a.public_key).not.toBe(b.public_key);
+    expect(a.tunnel_short_id).not.toBe(b.tunnel_short_id);
+  });
+
+  it('lists nodes in pages of {items, next_cursor}', async () => {
+    for (let i = 0; i < 3; i++) await createNode(t, owner);
+    const seen = new Set<string>();
+    let cursor: string | null = null;
+    do {
+      const query: Record<string, string | number> = { limit: 2 };
+      if (cursor) query.cursor = cursor;
+      const page = await t.http().get('/api/v1/admin/nodes').query(query).set(owner.bearer);
+      expect(page.status).toBe(200);
+      const body = page.body as { items: { id: string }[]; next_cursor: string | null };
+      expect(body.items.length).toBeLessThanOrEqual(2);
+      for (const item of body.items) seen.add(item.id);
+      cursor = body.next_cursor;
+    } while (cursor);
+    const [{ n }] = (await t.dataSource.query(
+      `SELECT count(*)::int AS n FROM nodes WHERE deleted_at IS NULL`,
+    )) as { n: number }[];
+    expect(seen.size).toBe(n);
+  });
+
+  it.each([
+    ['a bad host', { host: 'http://evil/' }],
+    ['a host with a space', { host: 'a b' }],
+    ['a port out of range', { tunnel_port: 70000 }],
+    ['an ssh port of 0', { ssh_port: 0 }],
+    ['an unknown field', { colour: 'red' }],
+    ['no private key', { ssh_private_key: undefined }],
+    ['a key that is not one', { ssh_private_key: 'hello' }],
+    ['a bad fingerprint', { ssh_host_key_sha256: 'MD5:aa' }],
+    ['a multiplier of 20', { traffic_multiplier: 20 }],
+    ['a status', { status: 'online' }],
+  ])('refuses a node with %s (400, nothing made)', async (_what, overrides) => {
+    const before = await countNodes();
+    const response = await t
+      .http()
+      .post('/api/v1/admin/nodes')
+      .set(owner.bearer)
+      .send(nodeBody(overrides as Record<string, string>));
+    expect(response.status).toBe(400);
+    expect(response.body).toMatchObject({ code: 'VALIDATION_FAILED' });
+    expect(await countNodes()).toBe(before);
+  });
+
+  it.each([
+    ['status', { status: 'online' }],
+    ['provision_state', { provision_state: 'ready' }],
+    ['public_key', { public_key: 'x'.repeat(43) }],
+    ['a bad host', { host: 'not a host' }],
+    ['a port out of range', { ssh_port: 65536 }],
+    ['a null name', { name: null }],
+    ['an unknown field', { nope: 1 }],
+  ])('a PATCH with %s is 400 and changes nothing', async (_what, patch) => {
+    const node = await createNode(t, owner);
+    const response = await t
+      .http()
+      .patch(`/api/v1/admin/nodes/${node.id}`)
+      .set(owner.bearer)
+      .send({ name: 'changed', ...patch });
+    expect(response.status).toBe(400);
+    const after = await t.http().get(`/api/v1/admin/nodes/${node.id}`).set(owner.bearer);
+    expect(after.body).toEqual(node);
+  });
+
+  it('PATCH changes the given fields, keeps the keys, and is audited without secrets', async () => {
+    const node = await createNode(t, owner);
+    const newKey = nodeBody().ssh_private_key;
+    const response = await t
+      .http()
+      .patch(`/api/v1/admin/nodes/${node.id}`)
+      .set(owner.bearer)
+      .send({ name: 'renamed', tunnel_port: 9443, ssh_private_key: newKey });
+    expect(response.status).toBe(200);
+    expect(response.body).toMatchObject({
+      name: 'renamed',
+      tunnel_port: 9443,
+      public_key: node.public_key,
+    });
+    const audit = (await t.dataSource.query(
+      `SELECT action, before, after FROM audit_log WHERE target_id = $1 ORDER BY created_at`,
+      [node.id],
+    )) as { action: string; before: unknown; after: unknown }[];
+    expect(audit.map((entry) => entry.action)).toEqual(['node.created', 'node.changed']);
+    expect(audit[1].after).toMatchObject({ name: 'renamed', ssh_private_key: 'replaced' });
+    expect(JSON.stringify(audit)).not.toContain('PRIVATE KEY');
+  });
+
+  it('unknown and malformed node ids', async () => {
+    const unknown = '00000000-0000-4000-8000-000000000000';
+    for (const call of [
+      t.http().get(`/api/v1/admin/nodes/${unknown}`),
+      t.http().patch(`/api/v1/admin/nodes/${unknown}`).send({ name: 'x' }),
+      t.http().delete(`/api/v1/admin/nodes/${unknown}`),
+      t.http().post(`/api/v1/admin/nodes/${unknown}/provision`),
+      t.http().post(`/api/v1/admin/nodes/${unknown}/restart`),
+    ]) {
+      const response = await call.set(owner.bearer);
+      expect(response.status).toBe(404);
+      expect(response.body).toMatchObject({ code: 'NOT_FOUND' });
+    }
+    const malformed = await t.http().get('/api/v1/admin/nodes/not-a-uuid').set(owner.bearer);
+    expect(malformed.status).toBe(400);
+  });
+
+  it('routing: 402 without an active subscription', async () => {
+    const user = await newUser(t, 'seed');
+    const response = await t.http().get('/api/v1/nodes/routing').set(user.bearer);
+    expect(response.status).toBe(402);
+    expect(response.body).toMatchObject({ code: 'SUBSCRIPTION_REQUIRED' });
+    const lapsed = await newUser(t, 'seed', {
+      planName: 'monthly',
+      subscriptionExpiresAt: new Date(Date.now() - 1000),
+    });
+    const late = await t.http().get('/api/v1/nodes/routing').set(lapsed.bearer);
+    expect(late.status).toBe(402);
+  });
+
+  it('routing: only online, provisioned nodes, each with its own fresh one-time token', async () => {
+    const usable = await createNode(t, owner, { name: 'aaa-usable' });
+    const offline = await createNode(t, owner, { name: 'aaa-offline' });
+    const unprovisioned = await createNode(t, owner, { name: 'aaa-new' });
+    await makeUsable(usable.id);
+    await t.dataSource.query(`UPDATE nodes SET provision_state = 'ready' WHERE id = $1`, [
+      offline.id,
+    ]);
+    await t.dataSource.query(`UPDATE nodes SET status = 'online' WHERE id = $1`, [
+      unprovisioned.id,
+    ]);
+    const user = await subscribedUser(t);
+
+    const first = await t.http().get('/api/v1/nodes/routing').set(user.bearer);
+    expect(first.status).toBe(200);
+    const entries = first.body as Record<string, unknown>[];
+    const ids = entries.map((entry) => entry.node_id);
+    expect(ids).toContain(usable.id);
+    expect(ids).not.toContain(offline.id);
+    expect(ids).not.toContain(unprovisioned.id);
+    const entry = entries.find((e) => e.node_id === usable.id)!;
+    expect(entry).toEqual({
+      node_id: usable.id,
+      name: 'aaa-usable',
+      tunnel_host: usable.tunnel_host,
+      tunnel_port: usable.tunnel_port,
+      tunnel_protocol: 'vless',
+      tunnel_flow: 'xtls-rprx-vision',
+      tunnel_short_id: usable.tunnel_short_id,
+      public_key: usable.public_key,
+      sni_domain: usable.sni_domain,
+      session_token: expect.stringMatching(/^vst1\./) as unknown,
+    });
+
+    const claims = t.app.get(SessionTokens).verify(entry.session_token as string)!;
+    expect(claims).toMatchObject({ userId: user.user.id, nodeId: usable.id });
+    const ttl = claims.expiresAt - Date.now() / 1000;
+    expect(ttl).toBeGreaterThan(t.settings.sessionTokenTtlS - 5);
+    expect(ttl).toBeLessThanOrEqual(t.settings.sessionTokenTtlS);
+
+    const second = await t.http().get('/api/v1/nodes/routing').set(user.bearer);
+    const again = (second.body as Record<string, unknown>[]).find((e) => e.node_id === usable.id)!;
+    expect(again.session_token).not.toBe(entry.session_token);
+    // An access JWT is never mistaken for a session token, nor the other way round.
+    expect(t.app.get(SessionTokens).verify(user.session.accessToken)).toBeNull();
+  });
+
+  it('issuing tokens for many nodes writes no rows', async () => {
+    for (let i = 0; i < 5; i++) await makeUsable((await createNode(t, owner)).id);
+    const user = await subscribedUser(t);
+    const before = await countAllRows();
+    const response = await t.http().get('/api/v1/nodes/routing').set(user.bearer);
+    expect((response.body as unknown[]).length).toBeGreaterThanOrEqual(5);
+    expect(await countAllRows()).toBe(before);
+  });
+
+  it('deleting a node takes it out of routing at once, and it is gone for staff', async () => {
+    const node = await createNode(t, owner);
+    await makeUsable(node.id);
+    const user = await subscribedUser(t);
+    const listed = async (): Promise<boolean> => {
+      const response = await t.http().get('/api/v1/nodes/routing').set(user.bearer);
+      return (response.body as { node_id: string }[]).some((e) => e.node_id === node.id);
+    };
+    expect(await listed()).toBe(true);
+    await t.http().delete(`/api/v1/admin/nodes/${node.id}`).set(owner.bearer).expect(204);
+    expect(await listed()).toBe(false);
+    await t.http().get(`/api/v1/admin/nodes/${node.id}`).set(owner.bearer).expect(404);
+    await t.http().delete(`/api/v1/admin/nodes/${node.id}`).set(owner.bearer).expect(404);
+    const actions = (await t.dataSource.query(
+      `SELECT action FROM audit_log WHERE target_id = $1 ORDER BY created_at`,
+      [node.id],
+    )) as { action: string }[];
+    expect(actions.map((a) => a.action)).toEqual(['node.created', 'node.deleted']);
+  });
+
+  /** Rows in every table of the service. */
+  async function countAllRows(): Promise<number> {
+    const [{ n }] = (await t.dataSource.query(
+      `SELECT sum((xpath('/row/n/text()', query_to_xml(
+         format('SELECT count(*) AS n FROM %I', tablename), false, true, '')))[1]::text::int)::int AS n
+         FROM pg_tables WHERE schemaname = 'public'`,
+    )) as { n: number }[];
+    return n;
+  }
+
+  async function countNodes(): Promise<number> {
+    const [{ n }] = (await t.dataSource.query(`SELECT count(*)::int AS n FROM nodes`)) as {
+      n: number;
+    }[];
+    return n;
+  }
+});

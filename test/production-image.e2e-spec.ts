@@ -1,0 +1,215 @@
+/**
+ * The operator's path, without a container engine: the project is built with `npm run build`, then
+ * a folder is laid out as the Dockerfile's last stage lays out the image (dist/, package.json and
+ * the production dependencies from `npm ci --omit=dev`; no src/, no ts-node), and the commands the
+ * Dockerfile and docker-compose.yml name are run there against PostgreSQL.
+ */
+import { spawn } from 'node:child_process';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { Client } from 'pg';
+import { MIGRATIONS } from '../src/migrations';
+import { TEST_SECRETS } from './harness/app';
+import { createTestDatabase, type TestDatabase } from './harness/database';
+import { exited, freePort, runCommand, waitHealthy } from './harness/processes';
+
+const ROOT = resolve(__dirname, '..');
+const BUILD_INPUTS = [
+  'src',
+  'package.json',
+  'package-lock.json',
+  'tsconfig.json',
+  'tsconfig.build.json',
+  'nest-cli.json',
+  // Shipped in the image too (the provisioning script the service uploads to nodes).
+  'deploy',
+];
+
+/** The image's start command, read from the Dockerfile's CMD (exec form). */
+function imageCommand(): string[] {
+  const cmd = /^CMD\s+(\[.*\])\s*$/m.exec(readFileSync(join(ROOT, 'Dockerfile'), 'utf8'));
+  if (!cmd) throw new Error('the Dockerfile has no CMD in exec form');
+  return JSON.parse(cmd[1]) as string[];
+}
+
+/** The `command:` of docker-compose.yml's migrate service. */
+function composeMigrateCommand(): string[] {
+  const compose = readFileSync(join(ROOT, 'docker-compose.yml'), 'utf8');
+  const service = /^ {2}migrate:\n((?: {4}.*\n|\s*\n)*)/m.exec(compose);
+  const command = service && /^ {4}command: (.+)$/m.exec(service[1]);
+  if (!command) throw new Error('docker-compose.yml has no migrate service with a command');
+  return command[1].trim().split(/\s+/);
+}
+
+async function query<T>(url: string, sql: string): Promise<T[]> {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query(sql)).rows as T[];
+  } finally {
+    await client.end();
+  }
+}
+
+/** An empty database (no migrations applied), dropped by the returned function. */
+async function emptyDatabase(): Promise<{ url: string; drop: () => Promise<unknown> }> {
+  const adminUrl = process.env.TEST_PG_ADMIN_URL as string;
+  const name = `vpn_test_${process.env.TEST_PG_TEMPLATE?.replace('vpn_template_', '')}_empty_${randomBytes(4).toString('hex')}`;
+  await query(adminUrl, `CREATE DATABASE "${name}"`);
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: () => query(adminUrl, `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`),
+  };
+}
+
+const appliedMigrations = (url: string) =>
+  query<{ name: string }>(url, 'SELECT name FROM migrations ORDER BY id').then((rows) =>
+    rows.map((row) => row.name),
+  );
+
+describe('the production image, laid out without an engine', () => {
+  jest.setTimeout(120_000);
+  let image: string;
+  const inImage = (command: string[], env: NodeJS.ProcessEnv, input?: string) =>
+    runCommand(command[0] === 'node' ? process.execPath : command[0], command.slice(1), {
+      cwd: image,
+      // Plain text to compare: CI=true would make the TypeORM CLI colour its output.
+      env: { ...process.env, NODE_ENV: 'production', FORCE_COLOR: '0', NO_COLOR: '1', ...env },
+      input,
+    });
+
+  beforeAll(async () => {
+    image = mkdtempSync(join(tmpdir(), 'service-image-'));
+    for (const input of BUILD_INPUTS)
+      cpSync(join(ROOT, input), join(image, input), { recursive: true });
+    symlinkSync(join(ROOT, 'node_modules'), join(image, 'node_modules'));
+    const build = await runCommand('npm', ['run', 'build'], { cwd: image, env: process.env });
+    expect(build).toMatchObject({ code: 0 });
+
+    // The image's last stage: dist/, package.json and the production dependencies only.
+    for (const input of [
+      ...BUILD_INPUTS.filter(
+        (i) => i !== 'package.json' && i !== 'package-lock.json' && i !== 'deploy',
+      ),
+      'node_modules',
+    ]) {
+      rmSync(join(image, input), { recursive: true, force: true });
+    }
+    const install = await runCommand(
+      'npm',
+      ['ci', '--omit=dev', '--prefer-offline', '--no-audit', '--no-fund'],
+      { cwd: image, env: process.env },
+    );
+    expect(install).toMatchObject({ code: 0 });
+    rmSync(join(image, 'package-lock.json'));
+  }, 400_000);
+
+  afterAll(() => {
+    if (image) rmSync(image, { recursive: true, force: true });
+  });
+
+  it('has the compiled entry point and no development tools', () => {
+    expect(imageCommand()).toEqual(['node', 'dist/main.js']);
+    expect(existsSync(join(image, 'dist/main.js'))).toBe(true);
+    expect(existsSync(join(image, 'dist/database/cli-data-source.js'))).toBe(true);
+    // ts-node stays (an optional peer of typeorm), but without src/ it has nothing to run.
+    expect(existsSync(join(image, 'node_modules/@nestjs/cli'))).toBe(false);
+    expect(existsSync(join(image, 'node_modules/jest'))).toBe(false);
+    expect(existsSync(join(image, 'src'))).toBe(false);
+  });
+
+  it("runs, shows and reverts migrations with docker-compose.yml's migrate command", async () => {
+    const db = await emptyDatabase();
+    try {
+      const env = { DATABASE_URL: db.url };
+      const run = await inImage(composeMigrateCommand(), env);
+      expect(run).toMatchObject({ code: 0 });
+      expect(await appliedMigrations(db.url)).toHaveLength(MIGRATIONS.length);
+
+      const revert = await inImage(['npm', 'run', 'migration:revert'], env);
+      expect(revert).toMatchObject({ code: 0 });
+      expect(await appliedMigrations(db.url)).toHaveLength(MIGRATIONS.length - 1);
+
+      const show = await inImage(['npm', 'run', 'migration:show'], env);
+      expect(show.code).toBe(0);
+      const newest = new MIGRATIONS[MIGRATIONS.length - 1]().name as string;
+      expect(show.output).toMatch(new RegExp(`^\\[ \\] ${newest}$`, 'm'));
+
+      expect(await inImage(['npm', 'run', 'migration:run'], env)).toMatchObject({ code: 0 });
+      expect(await appliedMigrations(db.url)).toHaveLength(MIGRATIONS.length);
+    } finally {
+      await db.drop();
+    }
+  });
+
+  it('creates the first owner with `node dist/main.js --create-owner` from piped stdin', async () => {
+    const db: TestDatabase = await createTestDatabase();
+    try {
+      const result = await inImage(
+        [...imageCommand(), '--create-owner'],
+        { ...TEST_SECRETS, DATABASE_URL: db.url },
+        'image_owner\ncorrect horse battery\n',
+      );
+      expect(result.output).toContain('created owner image_owner');
+      expect(result.code).toBe(0);
+      const rows = await query<{ role: string }>(
+        db.url,
+        "SELECT role FROM users WHERE username = 'image_owner'",
+      );
+      expect(rows).toEqual([{ role: 'owner' }]);
+    } finally {
+      await db.drop();
+    }
+  });
+
+  it('two replicas started together with MIGRATIONS_RUN=true both serve, each migration applied once', async () => {
+    const db = await emptyDatabase();
+    const [command, ...args] = imageCommand();
+    expect(command).toBe('node');
+    const replicas = await Promise.all(
+      [0, 1].map(async () => {
+        const port = await freePort();
+        const child = spawn(process.execPath, args, {
+          cwd: image,
+          env: {
+            ...process.env,
+            ...TEST_SECRETS,
+            NODE_ENV: 'production',
+            DATABASE_URL: db.url,
+            MIGRATIONS_RUN: 'true',
+            HOST: '127.0.0.1',
+            PORT: String(port),
+            // Two replicas on one machine: the default metrics port would be taken twice.
+            METRICS_PORT: '0',
+          },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
+        let output = '';
+        child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+        child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+        return { port, child, output: () => output };
+      }),
+    );
+    try {
+      for (const { port, child, output } of replicas) {
+        await waitHealthy(port, child, 90_000).catch((error: Error) => {
+          throw new Error(`${error.message}:\n${output()}`);
+        });
+      }
+      const applied = await appliedMigrations(db.url);
+      expect(applied).toHaveLength(MIGRATIONS.length);
+      expect(new Set(applied).size).toBe(MIGRATIONS.length);
+      // One replica applied them all; the other waited for the lock and found nothing to do.
+      const appliers = replicas.filter(({ output }) => output().includes('applied Initial'));
+      expect(appliers).toHaveLength(1);
+    } finally {
+      for (const { child } of replicas) child.kill('SIGTERM');
+      for (const { child } of replicas) await exited(child);
+      await db.drop();
+    }
+  });
+});
