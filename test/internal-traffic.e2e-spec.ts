@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { InternalCleanupJob } from '../src/internal/internal.jobs';
+import { InternalService } from '../src/internal/internal.service';
+import type { TrafficReport } from '../src/internal/traffic-report.pipe';
 import { startTestApp, type TestApp } from './harness/app';
 import { newUser, type TestUser } from './harness/factories';
 import { createNode } from './harness/nodes';
@@ -46,6 +48,28 @@ describe('internal: traffic reports count every byte exactly once', () => {
       .post('/api/v1/internal/traffic')
       .set(secret)
       .send(body as object);
+
+  /**
+   * Test-only, in this test's own database: the `n`th insert into the nodes' daily figures fails
+   * (counted by the sequence `name`; drop the trigger `name` after).
+   */
+  const failNthDailyInsert = (name: string, n: number) =>
+    t.dataSource.query(`
+      CREATE SEQUENCE ${name};
+      CREATE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF nextval('${name}') = ${n} THEN RAISE EXCEPTION 'injected fault'; END IF;
+        RETURN NEW;
+      END $$;
+      CREATE TRIGGER ${name} BEFORE INSERT ON node_traffic_days
+        FOR EACH ROW EXECUTE FUNCTION ${name}();
+    `);
+
+  const entry = (userId: string, bytes: number): Entry => ({
+    user_id: userId,
+    bytes_up: bytes,
+    bytes_down: 0,
+  });
 
   const newNode = async (multiplier = 1): Promise<string> =>
     (await createNode(t, owner, { traffic_multiplier: multiplier })).id;
@@ -137,6 +161,63 @@ describe('internal: traffic reports count every byte exactly once', () => {
     const expected = Array.from({ length: 50 }, (_, n) => n + 1).reduce((a, b) => a + b, 0);
     for (const id of ids) expect(totals.get(id)).toBe(expected);
   }, 300_000);
+
+  it('reports that arrive together are answered each on its own: applied, repeated, unknown node', async () => {
+    const [a, b, capped] = await users(3);
+    await t.dataSource.query(`UPDATE users SET traffic_limit_bytes = 10 WHERE id = $1`, [capped]);
+    const [first, second] = [await newNode(), await newNode()];
+    const repeated = { node_id: first, report_id: randomUUID(), entries: [entry(a, 1)] };
+    await send(repeated).expect(200);
+    const big = Array.from({ length: 10_000 }, () => entry(b, 1));
+    const answers = await Promise.all([
+      send({ node_id: first, report_id: randomUUID(), entries: big }),
+      send(repeated),
+      send({ node_id: randomUUID(), report_id: randomUUID(), entries: [entry(a, 1000)] }),
+      send({ node_id: second, report_id: randomUUID(), entries: [entry(capped, 20)] }),
+      send({ node_id: second, report_id: randomUUID(), entries: [entry(randomUUID(), 5)] }),
+    ]);
+    expect(answers.map((answer) => [answer.status, answer.body])).toEqual([
+      [200, { applied: true, over_limit: [], unknown_users: 0 }],
+      [200, { applied: false, over_limit: [], unknown_users: 0 }],
+      [404, expect.objectContaining({ code: 'NOT_FOUND' })],
+      [200, { applied: true, over_limit: [capped], unknown_users: 0 }],
+      [200, { applied: true, over_limit: [], unknown_users: 1 }],
+    ]);
+    expect(Object.fromEntries(await used([a, b, capped]))).toEqual({
+      [a]: 1,
+      [b]: 10_000,
+      [capped]: 20,
+    });
+  });
+
+  it('reports queued behind another commit together; if that fails, each is applied alone', async () => {
+    const ids = await users(4);
+    const nodes = await Promise.all(ids.map(() => newNode()));
+    const service = t.app.get(InternalService);
+    const report = (i: number): TrafficReport => ({
+      nodeId: nodes[i],
+      reportId: randomUUID(),
+      userIds: [ids[i]],
+      bytesUp: [i + 1],
+      bytesDown: [0],
+    });
+    // The second insert of daily figures is the first statement of the batch queued behind the
+    // first report.
+    await failNthDailyInsert('fault_second', 2);
+    try {
+      // Submitted in one tick: the first starts alone, the other three wait and go together.
+      const outcomes = await Promise.all(ids.map((_, i) => service.report(report(i))));
+      expect(outcomes.map((outcome) => outcome.applied)).toEqual([true, true, true, true]);
+      expect([...(await used(ids)).values()].sort()).toEqual([1, 2, 3, 4]);
+      // 1 (first, alone) + 1 (the batch of three, refused) + 3 (each of them alone).
+      const [{ calls }] = (await t.dataSource.query(
+        `SELECT last_value::int AS calls FROM fault_second`,
+      )) as { calls: number }[];
+      expect(calls).toBe(5);
+    } finally {
+      await t.dataSource.query(`DROP TRIGGER fault_second ON node_traffic_days`);
+    }
+  });
 
   it.each([
     ['negative bytes', { bytes_up: -1 }],
@@ -232,17 +313,7 @@ describe('internal: traffic reports count every byte exactly once', () => {
   it('a fault between the report record and the counters leaves neither; the retry applies', async () => {
     const ids = await users(2);
     const node = await newNode();
-    // Test-only, in this test's own database: the first insert of daily figures fails.
-    await t.dataSource.query(`
-      CREATE SEQUENCE fault_once;
-      CREATE FUNCTION fault_once() RETURNS trigger LANGUAGE plpgsql AS $$
-      BEGIN
-        IF nextval('fault_once') = 1 THEN RAISE EXCEPTION 'injected fault'; END IF;
-        RETURN NEW;
-      END $$;
-      CREATE TRIGGER fault_once BEFORE INSERT ON node_traffic_days
-        FOR EACH ROW EXECUTE FUNCTION fault_once();
-    `);
+    await failNthDailyInsert('fault_once', 1);
     try {
       const body = {
         node_id: node,

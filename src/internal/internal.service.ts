@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Transactional } from '@nestjs-cls/transactional';
 import { AppError } from '../common/errors';
+import { GroupCommit } from '../common/group-commit';
 import { type Settings } from '../config/settings';
 import { SETTINGS } from '../config/settings.module';
 import { Metrics } from '../metrics/metrics.service';
@@ -22,6 +23,22 @@ export interface ReportOutcome {
   overLimit: string[];
   /** Reported users that do not exist (their entries were skipped). */
   unknownUsers: number;
+}
+
+/** Entries applied in one transaction at most (a single report may hold more). */
+const BATCH_ENTRIES = 50_000;
+
+const NOT_APPLIED: ReportOutcome = {
+  applied: false,
+  countedBytes: 0n,
+  overLimit: [],
+  unknownUsers: 0,
+};
+
+/** By node, then report id; plain code-unit order, the same on every instance. */
+function compareReports(a: TrafficReport, b: TrafficReport): number {
+  const [x, y] = a.nodeId === b.nodeId ? [a.reportId, b.reportId] : [a.nodeId, b.nodeId];
+  return x < y ? -1 : x > y ? 1 : 0;
 }
 
 /** Rows one clean-up statement deletes. */
@@ -111,6 +128,12 @@ export class InternalService {
     private readonly metrics: Metrics,
   ) {}
 
+  private readonly writer = new GroupCommit<TrafficReport, ReportOutcome>(
+    (reports) => this.applyAll(reports),
+    (report) => report.userIds.length,
+    BATCH_ENTRIES,
+  );
+
   /** The first reason that applies, in the contract's order; a valid token is spent. */
   async validate(token: string, nodeId: string): Promise<Validation> {
     const validation = await this.check(token, nodeId);
@@ -140,11 +163,15 @@ export class InternalService {
     return ids.flatMap((id) => byId.get(id) ?? []);
   }
 
-  /** Applies a report once, and counts it once committed (a repeat or an unknown node: refused). */
+  /**
+   * Applies a report once, and counts it once committed (a repeat or an unknown node: refused).
+   * Reports that arrive while others are being applied wait in memory, not in a pool connection,
+   * and are then applied together in one transaction (see `applyAll`).
+   */
   async report(report: TrafficReport): Promise<ReportOutcome> {
     let outcome: ReportOutcome;
     try {
-      outcome = await this.apply(report);
+      outcome = await this.writer.submit(report);
     } catch (error) {
       if (error instanceof AppError && error.status < 500) this.metrics.trafficReport('refused');
       throw error;
@@ -154,38 +181,99 @@ export class InternalService {
   }
 
   /**
-   * Its record, every user's counted bytes (one statement) and the node's daily raw figures commit
-   * together or not at all.
+   * One transaction for the whole batch. Should it fail (a deadlock with another instance, a
+   * timeout), each report is tried again alone, so one report's trouble is never another's.
+   */
+  private async applyAll(reports: TrafficReport[]): Promise<PromiseSettledResult<ReportOutcome>[]> {
+    if (reports.length > 1) {
+      try {
+        return await this.apply(reports);
+      } catch {
+        // Each alone below.
+      }
+    }
+    const results: PromiseSettledResult<ReportOutcome>[] = [];
+    for (const report of reports) {
+      try {
+        results.push(...(await this.apply([report])));
+      } catch (reason) {
+        results.push({ status: 'rejected', reason });
+      }
+    }
+    return results;
+  }
+
+  /**
+   * Each report's record, every user's counted bytes (one statement for all reports) and the
+   * nodes' daily raw figures commit together or not at all. Rows are taken in one order (reports
+   * by node and id, users by id, nodes by id), so concurrent batches on other instances queue
+   * instead of deadlocking.
    */
   @Transactional()
-  private async apply(report: TrafficReport): Promise<ReportOutcome> {
-    const multiplier = await this.nodes.trafficMultiplier(report.nodeId);
-    if (multiplier === null) throw new AppError('NOT_FOUND', 'node not found');
-    const fresh = await this.internal.recordReport(
-      report.nodeId,
-      report.reportId,
-      report.userIds.length,
-    );
-    if (!fresh) return { applied: false, countedBytes: 0n, overLimit: [], unknownUsers: 0 };
+  private async apply(reports: TrafficReport[]): Promise<PromiseSettledResult<ReportOutcome>[]> {
+    const results = new Array<PromiseSettledResult<ReportOutcome>>(reports.length);
+    const applied: { index: number; counted: CountedReport }[] = [];
+    const multipliers = new Map<string, string | null>();
+    const order = reports.map((_, i) => i).sort((a, b) => compareReports(reports[a], reports[b]));
+    for (const i of order) {
+      const report = reports[i];
+      if (!multipliers.has(report.nodeId)) {
+        multipliers.set(report.nodeId, await this.nodes.trafficMultiplier(report.nodeId));
+      }
+      const multiplier = multipliers.get(report.nodeId);
+      if (multiplier == null) {
+        results[i] = { status: 'rejected', reason: new AppError('NOT_FOUND', 'node not found') };
+      } else if (
+        !(await this.internal.recordReport(report.nodeId, report.reportId, report.userIds.length))
+      ) {
+        results[i] = { status: 'fulfilled', value: NOT_APPLIED };
+      } else {
+        applied.push({ index: i, counted: countReport(report, thousandthsOf(multiplier)) });
+      }
+    }
 
-    const { perUser, up, down, total } = countReport(report, thousandthsOf(multiplier));
+    const perUser = new Map<string, bigint>();
+    const perNode = new Map<string, { up: bigint; down: bigint; total: bigint }>();
+    for (const { index, counted } of applied) {
+      for (const [id, bytes] of counted.perUser) perUser.set(id, (perUser.get(id) ?? 0n) + bytes);
+      const nodeId = reports[index].nodeId;
+      const day = perNode.get(nodeId) ?? { up: 0n, down: 0n, total: 0n };
+      perNode.set(nodeId, {
+        up: day.up + counted.up,
+        down: day.down + counted.down,
+        total: day.total + counted.total,
+      });
+    }
     const ids = [...perUser.keys()];
     const added =
       ids.length === 0
-        ? { updated: 0, overLimit: [] }
+        ? { overLimit: [], missing: [] }
         : await this.users.addTraffic(
             ids,
             ids.map((id) => perUser.get(id)!),
             this.defaultLimit(),
           );
-    await this.internal.addNodeDay(report.nodeId, up, down, total);
-    await this.nodes.touchReport(report.nodeId);
-    return {
-      applied: true,
-      countedBytes: total,
-      overLimit: added.overLimit,
-      unknownUsers: ids.length - added.updated,
-    };
+    for (const nodeId of [...perNode.keys()].sort()) {
+      const day = perNode.get(nodeId)!;
+      await this.internal.addNodeDay(nodeId, day.up, day.down, day.total);
+      await this.nodes.touchReport(nodeId);
+    }
+
+    const over = new Set(added.overLimit);
+    const missing = new Set(added.missing);
+    for (const { index, counted } of applied) {
+      const users = [...counted.perUser.keys()];
+      results[index] = {
+        status: 'fulfilled',
+        value: {
+          applied: true,
+          countedBytes: counted.total,
+          overLimit: users.filter((id) => over.has(id)),
+          unknownUsers: users.filter((id) => missing.has(id)).length,
+        },
+      };
+    }
+    return results;
   }
 
   /** Deletes spent token ids whose tokens have expired, in batches; how many. */

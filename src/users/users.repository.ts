@@ -36,8 +36,10 @@ export interface TrafficStanding {
 
 /** What adding traffic did: how many of the users exist, and which are now at or over their limit. */
 export interface TrafficAdded {
-  updated: number;
+  /** Users at or over their limit after the addition. */
   overLimit: string[];
+  /** Ids given that name no user (nothing was added for them). */
+  missing: string[];
 }
 
 /** The stored default limit, else `$fallback` (TRAFFIC_LIMIT_DEFAULT_BYTES): one row `d.bytes`. */
@@ -379,8 +381,8 @@ export class UsersRepository {
    * call inside a transaction.
    */
   async addTraffic(ids: string[], bytes: bigint[], defaultBytes: bigint): Promise<TrafficAdded> {
-    await this.lock(ids);
-    const [row] = await sqlRows<TrafficAdded>(
+    const found = new Set(await this.lock(ids));
+    const [row] = await sqlRows<{ overLimit: string[] }>(
       this.txHost.tx,
       `WITH added AS (
          UPDATE users u
@@ -391,13 +393,12 @@ export class UsersRepository {
          RETURNING u.id, u.traffic_used_bytes, u.traffic_limit_bytes, u.plan_name,
                    u.subscription_expires_at
        )
-       SELECT count(*)::int AS updated,
-              COALESCE(array_agg(u.id) FILTER (WHERE u.traffic_used_bytes >= ${EFFECTIVE_LIMIT}),
+       SELECT COALESCE(array_agg(u.id) FILTER (WHERE u.traffic_used_bytes >= ${EFFECTIVE_LIMIT}),
                        '{}') AS "overLimit"
          FROM added u LEFT JOIN plans p ON p.name = u.plan_name CROSS JOIN ${DEFAULT_LIMIT('$3')}`,
       [ids, bytes.map(String), defaultBytes.toString()],
     );
-    return row;
+    return { overLimit: row.overLimit, missing: ids.filter((id) => !found.has(id)) };
   }
 
   /**

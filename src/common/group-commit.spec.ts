@@ -1,0 +1,48 @@
+import { GroupCommit } from './group-commit';
+
+describe('GroupCommit', () => {
+  /** Records each batch; item 'bad' fails on its own, item 'boom' fails its whole batch. */
+  function recorder(maxWeight = 10) {
+    const batches: string[][] = [];
+    const group = new GroupCommit<string, string>(
+      async (items) => {
+        batches.push(items);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        if (items.includes('boom')) throw new Error('batch failed');
+        return items.map((item) =>
+          item === 'bad'
+            ? { status: 'rejected', reason: new Error(item) }
+            : { status: 'fulfilled', value: item.toUpperCase() },
+        );
+      },
+      (item) => item.length,
+      maxWeight,
+    );
+    return { group, batches };
+  }
+
+  it('the first item starts alone; what arrives meanwhile goes in the next batch', async () => {
+    const { group, batches } = recorder();
+    const results = await Promise.all(['a', 'b', 'c'].map((item) => group.submit(item)));
+    expect(results).toEqual(['A', 'B', 'C']);
+    expect(batches).toEqual([['a'], ['b', 'c']]);
+  });
+
+  it('a batch stops at the weight limit, but one heavy item still goes alone', async () => {
+    const { group, batches } = recorder(4);
+    await Promise.all(['a', 'bb', 'cc', 'd', 'eeeeeeee', 'f'].map((item) => group.submit(item)));
+    expect(batches).toEqual([['a'], ['bb', 'cc'], ['d'], ['eeeeeeee'], ['f']]);
+  });
+
+  it('each item settles on its own; a thrown batch fails only its own items', async () => {
+    const { group } = recorder();
+    const settled = await Promise.allSettled(['a', 'bad', 'c'].map((item) => group.submit(item)));
+    expect(settled.map((result) => result.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+
+    const first = group.submit('x');
+    const doomed = Promise.allSettled([group.submit('boom'), group.submit('y')]);
+    await expect(first).resolves.toBe('X');
+    expect((await doomed).map((result) => result.status)).toEqual(['rejected', 'rejected']);
+    await expect(group.submit('z')).resolves.toBe('Z');
+  });
+});
