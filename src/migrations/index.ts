@@ -12,6 +12,7 @@ import { Operations0012 } from './0012-operations';
 import { PaymentsLedger0013 } from './0013-payments-ledger';
 import { CleanupAndLimits0014 } from './0014-cleanup-and-limits';
 import { UserList0015 } from './0015-user-list';
+import { UsersFillfactor0016 } from './0016-users-fillfactor';
 
 /** Every migration in order; the numbers in the file names are their order. */
 export const MIGRATIONS = [
@@ -29,4 +30,5 @@ export const MIGRATIONS = [
   PaymentsLedger0013,
   CleanupAndLimits0014,
   UserList0015,
+  UsersFillfactor0016,
 ];
