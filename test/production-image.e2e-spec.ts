@@ -10,12 +10,15 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
+import { imageEnvironment } from '../scripts/lib/image-env';
 import { MIGRATIONS } from '../src/migrations';
 import { TEST_SECRETS } from './harness/app';
 import { createTestDatabase, type TestDatabase } from './harness/database';
 import { exited, freePort, runCommand, waitHealthy } from './harness/processes';
 
 const ROOT = resolve(__dirname, '..');
+/** The issue's probe sprayed for a minute. */
+const SPRAY_MS = 60_000;
 const BUILD_INPUTS = [
   'src',
   'package.json',
@@ -212,4 +215,83 @@ describe('the production image, laid out without an engine', () => {
       await db.drop();
     }
   });
+  it('a minute of failed staff logins with distinct usernames: the records live in PostgreSQL, the process stays under 250 MB', async () => {
+    const db: TestDatabase = await createTestDatabase();
+    const port = await freePort();
+    const [command, ...args] = imageCommand();
+    expect(command).toBe('node');
+    const child = spawn(process.execPath, args, {
+      cwd: image,
+      env: {
+        ...process.env,
+        ...TEST_SECRETS,
+        ...imageEnvironment(ROOT),
+        DATABASE_URL: db.url,
+        HOST: '127.0.0.1',
+        PORT: String(port),
+        METRICS_PORT: '0',
+        // Each attempt from another address, as through a reverse proxy, so no address throttle
+        // stops the spray: every attempt is checked against a password hash.
+        TRUST_PROXY: '1',
+      },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const residentMb = (): number => {
+      const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
+      return (Number(/VmRSS:\s+(\d+) kB/.exec(status)![1]) * 1024) / 1e6;
+    };
+    try {
+      await waitHealthy(port, child, 90_000).catch((error: Error) => {
+        throw new Error(`${error.message}:\n${stderr}`);
+      });
+      const login = (username: string, n: number) =>
+        fetch(`http://127.0.0.1:${port}/api/v1/auth/admin/login`, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            'x-forwarded-for': `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`,
+          },
+          body: JSON.stringify({ username, password: 'not the password' }),
+        }).then(async (response) => {
+          await response.arrayBuffer();
+          return response.status;
+        });
+      const idle = residentMb();
+      let peak = idle;
+      const sampler = setInterval(() => (peak = Math.max(peak, residentMb())), 250);
+      const statuses = new Map<number, number>();
+      let sent = 0;
+      const started = Date.now();
+      await Promise.all(
+        Array.from({ length: 32 }, async (_, worker) => {
+          while (Date.now() - started < SPRAY_MS) {
+            const n = sent++;
+            const status = await login(`sprayed_${worker}_${n}`, n);
+            statuses.set(status, (statuses.get(status) ?? 0) + 1);
+          }
+        }),
+      );
+      clearInterval(sampler);
+      peak = Math.max(peak, residentMb());
+      console.warn(
+        `${sent} failed staff logins in ${SPRAY_MS / 1000} s, statuses ` +
+          `${JSON.stringify(Object.fromEntries(statuses))}: resident ${idle.toFixed(0)} MB idle, ` +
+          `${peak.toFixed(0)} MB at the peak`,
+      );
+      expect([...statuses.keys()]).toEqual([401]);
+      expect(peak).toBeLessThan(250);
+      // Every attempt left its per-username record, in PostgreSQL.
+      const [{ n }] = await query<{ n: number }>(
+        db.url,
+        `SELECT count(*)::int AS n FROM throttle_hits WHERE key LIKE 'username:%'`,
+      );
+      expect(n).toBe(sent);
+    } finally {
+      child.kill('SIGTERM');
+      await exited(child);
+      await db.drop();
+    }
+  }, 180_000);
 });

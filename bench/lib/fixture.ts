@@ -18,6 +18,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Client } from 'pg';
 import { startEmbeddedPostgres } from '../../src/database/embedded-postgres';
+import { imageEnvironment } from '../../scripts/lib/image-env';
 import { freePort } from './load';
 
 const ROOT = resolve(__dirname, '..', '..');
@@ -94,10 +95,10 @@ export async function startFixture(options: { statements?: boolean } = {}): Prom
       DATA_DIR: dir,
       // The staff logins come from many addresses, as they would through a reverse proxy.
       TRUST_PROXY: '1',
-      // BENCH_NODE_OPTIONS: V8 flags to try on the service (e.g. heap limits against its peak).
+      // As the image runs it (the Dockerfile's ENV lines); BENCH_IMAGE_ENV=0 leaves them out.
+      ...(process.env.BENCH_IMAGE_ENV === '0' ? {} : imageEnvironment(ROOT)),
+      // BENCH_NODE_OPTIONS: V8 flags to try on the service instead of the image's.
       ...(process.env.BENCH_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS } : {}),
-      // As the image runs it (see the Dockerfile); BENCH_MALLOC_DEFAULT=1 leaves glibc's default.
-      ...(process.env.BENCH_MALLOC_DEFAULT === '1' ? {} : { MALLOC_MMAP_THRESHOLD_: '131072' }),
     };
     const service = await startChild(
       children,

@@ -12,9 +12,11 @@ export const ARGON2_OPTIONS = {
 /**
  * Each argon2 run takes its 19 MiB for as long as it lasts; fifty staff signing in at once would
  * hold that many, and leave it to the allocator afterwards. At most this many run at once; the
- * others wait their turn (a sign-in is slower under such a burst, never refused).
+ * others wait their turn (a sign-in is slower under such a burst, never refused). One at a time
+ * (about 30 sign-ins a second on one core): under a minute of failed sign-ins the process peaked at
+ * 239 MiB with two at once and 215 MiB with one (bench/RESULTS.md, issue 21).
  */
-export const ARGON2_AT_ONCE = 2;
+export const ARGON2_AT_ONCE = 1;
 const argon2Slots = new Limiter(ARGON2_AT_ONCE);
 
 export function hashPassword(password: string): Promise<string> {
