@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { isDatabaseUnavailable } from '../src/database/postgres-errors';
 import { InternalCleanupJob } from '../src/internal/internal.jobs';
 import { InternalService } from '../src/internal/internal.service';
 import type { TrafficReport } from '../src/internal/traffic-report.pipe';
@@ -51,19 +52,39 @@ describe('internal: traffic reports count every byte exactly once', () => {
 
   /**
    * Test-only, in this test's own database: the `n`th insert into the nodes' daily figures fails
-   * (counted by the sequence `name`; drop the trigger `name` after).
+   * with SQLSTATE `state` (counted by the sequence `name`; drop the trigger `name` after).
    */
-  const failNthDailyInsert = (name: string, n: number) =>
+  const failNthDailyInsert = (name: string, n: number, state = 'P0001') =>
     t.dataSource.query(`
       CREATE SEQUENCE ${name};
       CREATE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN
-        IF nextval('${name}') = ${n} THEN RAISE EXCEPTION 'injected fault'; END IF;
+        IF nextval('${name}') = ${n} THEN
+          RAISE EXCEPTION 'injected fault' USING ERRCODE = '${state}';
+        END IF;
         RETURN NEW;
       END $$;
       CREATE TRIGGER ${name} BEFORE INSERT ON node_traffic_days
         FOR EACH ROW EXECUTE FUNCTION ${name}();
     `);
+
+  /** `count` reports, each of one new user on a new node of its own. */
+  async function oneUserReports(count: number) {
+    const ids = await users(count);
+    const nodes = await Promise.all(ids.map(() => newNode()));
+    const report = (i: number): TrafficReport => ({
+      nodeId: nodes[i],
+      reportId: randomUUID(),
+      userIds: [ids[i]],
+      bytesUp: [i + 1],
+      bytesDown: [0],
+    });
+    return { ids, reports: ids.map((_, i) => report(i)) };
+  }
+
+  const sequenceValue = async (name: string): Promise<number> =>
+    ((await t.dataSource.query(`SELECT last_value::int AS n FROM ${name}`)) as { n: number }[])[0]
+      .n;
 
   const entry = (userId: string, bytes: number): Entry => ({
     user_id: userId,
@@ -191,31 +212,47 @@ describe('internal: traffic reports count every byte exactly once', () => {
   });
 
   it('reports queued behind another commit together; if that fails, each is applied alone', async () => {
-    const ids = await users(4);
-    const nodes = await Promise.all(ids.map(() => newNode()));
+    const { ids, reports } = await oneUserReports(4);
     const service = t.app.get(InternalService);
-    const report = (i: number): TrafficReport => ({
-      nodeId: nodes[i],
-      reportId: randomUUID(),
-      userIds: [ids[i]],
-      bytesUp: [i + 1],
-      bytesDown: [0],
-    });
     // The second insert of daily figures is the first statement of the batch queued behind the
     // first report.
     await failNthDailyInsert('fault_second', 2);
     try {
       // Submitted in one tick: the first starts alone, the other three wait and go together.
-      const outcomes = await Promise.all(ids.map((_, i) => service.report(report(i))));
+      const outcomes = await Promise.all(reports.map((report) => service.report(report)));
       expect(outcomes.map((outcome) => outcome.applied)).toEqual([true, true, true, true]);
       expect([...(await used(ids)).values()].sort()).toEqual([1, 2, 3, 4]);
       // 1 (first, alone) + 1 (the batch of three, refused) + 3 (each of them alone).
-      const [{ calls }] = (await t.dataSource.query(
-        `SELECT last_value::int AS calls FROM fault_second`,
-      )) as { calls: number }[];
-      expect(calls).toBe(5);
+      expect(await sequenceValue('fault_second')).toBe(5);
     } finally {
       await t.dataSource.query(`DROP TRIGGER fault_second ON node_traffic_days`);
+    }
+  });
+
+  it('a database going away fails the whole batch at once, each report answered to retry', async () => {
+    const { ids, reports } = await oneUserReports(4);
+    const service = t.app.get(InternalService);
+    // 57P01 (admin_shutdown): what a server that is shutting down answers.
+    await failNthDailyInsert('fault_shutdown', 2, '57P01');
+    try {
+      const settled = await Promise.allSettled(reports.map((report) => service.report(report)));
+      expect(settled.map((result) => result.status)).toEqual([
+        'fulfilled',
+        'rejected',
+        'rejected',
+        'rejected',
+      ]);
+      for (const result of settled) {
+        if (result.status === 'rejected') expect(isDatabaseUnavailable(result.reason)).toBe(true);
+      }
+      // Not retried one by one against a database that is away.
+      expect(await sequenceValue('fault_shutdown')).toBe(2);
+      expect([...(await used(ids)).values()].sort()).toEqual([0, 0, 0, 1]);
+      // The proxy's retries apply them.
+      await Promise.all(reports.slice(1).map((report) => service.report(report)));
+      expect([...(await used(ids)).values()].sort()).toEqual([1, 2, 3, 4]);
+    } finally {
+      await t.dataSource.query(`DROP TRIGGER fault_shutdown ON node_traffic_days`);
     }
   });
 

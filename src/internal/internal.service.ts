@@ -5,6 +5,7 @@ import { GroupCommit } from '../common/group-commit';
 import { type Settings } from '../config/settings';
 import { SETTINGS } from '../config/settings.module';
 import { Metrics } from '../metrics/metrics.service';
+import { isDatabaseUnavailable } from '../database/postgres-errors';
 import { deleteInBatches } from '../scheduler/delete-in-batches';
 import { NodesRepository } from '../nodes/nodes.repository';
 import { SessionTokens } from '../nodes/session-token';
@@ -181,14 +182,16 @@ export class InternalService {
   }
 
   /**
-   * One transaction for the whole batch. Should it fail (a deadlock with another instance, a
-   * timeout), each report is tried again alone, so one report's trouble is never another's.
+   * One transaction for the whole batch. Should it fail (a deadlock with another writer, a
+   * failing statement), each report is tried again alone, so one report's trouble is never
+   * another's; a database that is away fails them all at once, each answered 503 to retry.
    */
   private async applyAll(reports: TrafficReport[]): Promise<PromiseSettledResult<ReportOutcome>[]> {
     if (reports.length > 1) {
       try {
         return await this.apply(reports);
-      } catch {
+      } catch (error) {
+        if (isDatabaseUnavailable(error)) throw error;
         // Each alone below.
       }
     }
