@@ -5,10 +5,10 @@ import { SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
 import cookieParser from 'cookie-parser';
 import type express from 'express';
 import helmet from 'helmet';
-import { Logger } from 'nestjs-pino';
+import { Logger, PinoLogger } from 'nestjs-pino';
 import { AllExceptionsFilter } from './common/all-exceptions.filter';
 import { bodyParsing } from './common/body-parsing';
-import { requestIds } from './common/request-id';
+import { requestLog } from './common/request-id';
 import { NoBodyInterceptor } from './common/no-body.interceptor';
 import { buildOpenApiDocument as buildDocument } from './common/openapi/document';
 import { createValidationPipe } from './common/validation';
@@ -35,7 +35,7 @@ export async function createApp(options: AppModuleOptions): Promise<NestExpressA
 
   // First, so that every request has an id and a log line and is timed, including those refused
   // before routing.
-  app.use(requestIds(settings.logLevel !== 'silent'));
+  app.use(requestLog(() => (settings.logLevel === 'silent' ? undefined : PinoLogger.root)));
   app.use(app.get(HttpMetrics).middleware);
   app.use(app.get(Drain).middleware);
   // GET /internal/limits takes up to 1,000 user ids in its query (~37 KB of URL); Node's default

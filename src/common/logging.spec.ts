@@ -1,8 +1,10 @@
 import { createServer, type Server } from 'node:http';
 import { Writable } from 'node:stream';
+import express from 'express';
 import pinoHttp, { type Options } from 'pino-http';
 import { loadSettings } from '../config/settings';
 import { loggerOptions } from './logging';
+import { requestLog } from './request-id';
 
 const SECRETS = {
   JWT_ACCESS_SECRET: 'logging-spec-jwt-access-secret-0123456789',
@@ -12,7 +14,7 @@ const SECRETS = {
   SEED_PEPPER: 'logging-spec-seed-pepper-0123456789abcdefg',
 };
 
-/** The request logger as the service configures it, writing its lines into `lines`. */
+/** The service's logger and request-log middleware on a bare Express app, its lines into `lines`. */
 function serverLogging(lines: Record<string, unknown>[]): Server {
   const settings = loadSettings({ NODE_ENV: 'production', LOG_LEVEL: 'info', ...SECRETS });
   const configured = loggerOptions(settings).pinoHttp;
@@ -25,13 +27,21 @@ function serverLogging(lines: Record<string, unknown>[]): Server {
       done();
     },
   });
-  const log = pinoHttp({ ...options, transport: undefined }, sink);
-  return createServer((req, res) => {
-    log(req, res);
-    res.statusCode = req.url?.startsWith('/missing') ? 404 : 200;
+  // Built as nestjs-pino builds the service's root logger: by pino-http, from these options.
+  const { logger } = pinoHttp({ ...options, transport: undefined }, sink);
+  const app = express();
+  app.use(requestLog(() => logger));
+  app.use((req, res) => {
+    res.statusCode = req.url.startsWith('/missing')
+      ? 404
+      : req.url.startsWith('/broken')
+        ? 500
+        : 200;
     res.setHeader('Set-Cookie', 'access_token=response-secret');
+    if (req.url.startsWith('/hang')) return; // never answered: the client gives up
     res.end('{}');
   });
+  return createServer(app);
 }
 
 describe('request log line', () => {
@@ -57,7 +67,12 @@ describe('request log line', () => {
     const [first, second] = lines;
     expect(first).toMatchObject({
       level: 30,
-      req: { id: ok.headers.get('x-request-id'), method: 'GET', url: '/api/v1/users/me' },
+      req: {
+        id: ok.headers.get('x-request-id'),
+        method: 'GET',
+        url: '/api/v1/users/me',
+        remoteAddress: '127.0.0.1',
+      },
       res: { statusCode: 200 },
       msg: 'request completed',
     });
@@ -69,5 +84,20 @@ describe('request log line', () => {
       expect(text).not.toContain(secret);
     }
     expect(text).not.toContain('headers');
+  });
+
+  it('a 5xx is logged at error; a request the client gave up on at warn, once', async () => {
+    lines.length = 0;
+    await fetch(`${base}/broken`);
+    const gaveUp = new AbortController();
+    const hanging = fetch(`${base}/hang`, { signal: gaveUp.signal }).catch(() => undefined);
+    await new Promise((done) => setTimeout(done, 50));
+    gaveUp.abort();
+    await hanging;
+    await new Promise((done) => setTimeout(done, 100));
+    expect(lines.map(({ level, msg, res }) => ({ level, msg, res }))).toEqual([
+      { level: 50, msg: 'request completed', res: { statusCode: 500 } },
+      { level: 40, msg: 'request aborted', res: { statusCode: 200 } },
+    ]);
   });
 });

@@ -1,9 +1,7 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Params } from 'nestjs-pino';
-import pino from 'pino';
+import pino, { type DestinationStream } from 'pino';
 import type { Options } from 'pino-http';
 import { type Settings } from '../config/settings';
-import { requestIdOf } from './request-id';
 
 /** Header and body paths that never reach a log line. */
 export const REDACTED_PATHS = [
@@ -23,46 +21,36 @@ export const REDACTED_PATHS = [
 ];
 
 /**
- * One JSON line per request, carrying its request id (echoed as `X-Request-Id`), method, path,
- * status and time; pretty-printed instead for a person at a terminal outside production.
+ * The application's logger: JSON lines, redacted, pretty-printed instead for a person at a
+ * terminal outside production. Lines go out through an asynchronous buffered destination instead
+ * of one synchronous write each; pino flushes that buffer synchronously when the process exits, so
+ * a shutdown keeps them.
  *
- * The line is kept lean because it is written for every request: no header dump (it cost more
- * than the rest of the line, and carried cookies to redact), the serializers take Node's own
- * request and response as they are (pino-http's wrappers would first copy every header), and the
- * lines go out through an asynchronous buffered destination instead of one synchronous write
- * each. pino flushes that buffer synchronously when the process exits, so a shutdown keeps them.
+ * Each request's own line is written by `requestLog` (request-id.ts) from this logger, so nestjs-pino
+ * mounts no per-request middleware (`forRoutes: []`): pino-http's two child loggers and its async
+ * context per request cost more than the line itself, and requests refused before routing need
+ * the same line anyway. Service log lines therefore carry no request binding; errors log their
+ * request id themselves (AllExceptionsFilter).
  */
 export function loggerOptions(settings: Settings): Params {
   const transport = prettyTransport(settings);
   const options: Options = {
     transport,
-    // With logging off, the per-request hooks would only cost time (a fifth of a request's CPU).
-    autoLogging: settings.logLevel !== 'silent',
     level: settings.logLevel,
     redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
-    // Only when the request-id middleware (request-id.ts) did not already give one.
-    genReqId: (req: IncomingMessage, res: ServerResponse) => {
-      const id = requestIdOf(req.headers['x-request-id']);
-      res.setHeader('X-Request-Id', id);
-      return id;
-    },
-    customLogLevel: (_req, res, err) =>
-      err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info',
+    // `req` and `res` of a request's line are already the plain fields `requestLog` picked;
+    // pino-http's own serializers would read them as Node's request and response.
     wrapSerializers: false,
-    serializers: {
-      req: (req: IncomingMessage & { id: string; originalUrl?: string }) => ({
-        id: req.id,
-        method: req.method,
-        url: (req.originalUrl ?? req.url)?.split('?')[0],
-        remoteAddress: req.socket?.remoteAddress,
-      }),
-      res: (res: ServerResponse) => ({ statusCode: res.statusCode }),
-      err: pino.stdSerializers.err,
-    },
+    serializers: { err: pino.stdSerializers.err, req: asIs, res: asIs },
   };
-  if (transport || settings.logLevel === 'silent') return { pinoHttp: options };
-  return { pinoHttp: [options, pino.destination({ dest: 1, sync: false })] };
+  const pinoHttp =
+    transport || settings.logLevel === 'silent'
+      ? options
+      : ([options, pino.destination({ dest: 1, sync: false })] as [Options, DestinationStream]);
+  return { pinoHttp, forRoutes: [] };
 }
+
+const asIs = <T>(value: T): T => value;
 
 /** pino-pretty in a worker thread, when a person reads the log and the package is installed. */
 function prettyTransport(settings: Settings): { target: string; options: object } | undefined {

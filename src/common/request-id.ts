@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
-import { PinoLogger } from 'nestjs-pino';
+import type { Logger } from 'pino';
 
 /** A client's own `X-Request-Id` is kept only in this form; anything else is replaced. */
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
@@ -10,29 +10,44 @@ export function requestIdOf(given: string | string[] | undefined): string {
 }
 
 /**
- * First of all middleware: gives every request its id and `X-Request-Id`, and logs, in the access
- * log's shape, the requests refused before the access logger saw them (body parser, hostile input,
- * draining), so every request has one log line whose id its error body carries.
+ * First of all middleware: gives every request its id and `X-Request-Id`, and writes the request's
+ * one log line when its answer is sent, or when the client goes away first: id, method, path
+ * (never the query), client address, status and time in ms; at `info`, `warn` for a 4xx or an
+ * aborted request, `error` for a 5xx. Requests refused before routing (body parser, hostile input,
+ * draining) get theirs the same way, so every error body's `request_id` has its line.
+ *
+ * `logger()` is the application's root logger (its redaction applies); undefined when logging is
+ * off, and then nothing is listened for.
  */
-export function requestIds(logRefused: boolean) {
+export function requestLog(logger: () => Logger | undefined) {
   return (request: Request, response: Response, next: NextFunction): void => {
     const id = requestIdOf(request.headers['x-request-id']);
     (request as { id?: string }).id = id;
     response.setHeader('X-Request-Id', id);
-    if (logRefused) {
+    const log = logger();
+    if (log) {
       const started = performance.now();
-      response.once('finish', () => {
-        // pino-http sets `log` on the requests it logs itself.
-        if ((request as { log?: unknown }).log !== undefined) return;
-        PinoLogger.root?.warn(
-          {
-            req: { id, method: request.method, url: request.originalUrl.split('?')[0] },
-            res: { statusCode: response.statusCode },
-            responseTime: Math.round(performance.now() - started),
+      const write = (): void => {
+        response.off('finish', write);
+        response.off('close', write);
+        const { statusCode } = response;
+        const line = {
+          req: {
+            id,
+            method: request.method,
+            url: request.originalUrl.split('?')[0],
+            remoteAddress: request.socket.remoteAddress,
           },
-          'request refused',
-        );
-      });
+          res: { statusCode },
+          responseTime: Math.round(performance.now() - started),
+        };
+        if (!response.writableFinished) log.warn(line, 'request aborted');
+        else if (statusCode >= 500) log.error(line, 'request completed');
+        else if (statusCode >= 400) log.warn(line, 'request completed');
+        else log.info(line, 'request completed');
+      };
+      response.on('finish', write);
+      response.on('close', write);
     }
     next();
   };
