@@ -1,8 +1,9 @@
 /**
  * `npm run bench:traffic`: POST /api/v1/internal/traffic with 10,000-entry reports, one after
  * another and 50 at once (50 nodes, the same 10,000 users), beside a bare `pg` client running the
- * same `UPDATE … FROM unnest` on the same users in the same run. Entries per second; the reports are
- * sent from a worker thread; the service as an operator runs it (NODE_ENV=production, LOG_LEVEL=info, its log lines going to /dev/null).
+ * same `UPDATE … FROM unnest` on the same users in the same run. Entries per second. The service
+ * runs in this process as an operator runs it (NODE_ENV=production, LOG_LEVEL=info, its log lines
+ * going to /dev/null); the reports are sent from a worker thread, off the service's event loop.
  */
 import { randomUUID } from 'node:crypto';
 import { Worker } from 'node:worker_threads';
@@ -29,9 +30,13 @@ class ReportSender {
 
   send(payloads: string[]): Promise<{ eachMs: number[]; allMs: number }> {
     return new Promise((resolve, reject) => {
-      this.worker.once('message', (answer: { eachMs: number[]; allMs: number; error?: string }) =>
-        answer.error ? reject(new Error(answer.error)) : resolve(answer),
-      );
+      const failed = (error: Error): void => reject(error);
+      this.worker.once('error', failed);
+      this.worker.once('message', (answer: { eachMs: number[]; allMs: number; error?: string }) => {
+        this.worker.off('error', failed);
+        if (answer.error) reject(new Error(answer.error));
+        else resolve(answer);
+      });
       this.worker.postMessage(payloads);
     });
   }
@@ -74,6 +79,7 @@ async function main(): Promise<void> {
     postgresFlags: ['-c', 'max_connections=200'],
   });
   const bare = new Client({ connectionString: standalone.databaseUrl });
+  let sender: ReportSender | undefined;
   try {
     const { app, settings } = standalone;
     await app.listen(0, '127.0.0.1');
@@ -110,9 +116,10 @@ async function main(): Promise<void> {
       });
     // The node's side, on a thread of its own so that sending 1 MB bodies never runs on the
     // service's event loop (a proxy sends from another machine).
-    const sender = new ReportSender(url, settings.internalSecret);
+    const reports = new ReportSender(url, settings.internalSecret);
+    sender = reports;
     const post = async (payload: string): Promise<number> =>
-      (await sender.send([payload])).eachMs[0];
+      (await reports.send([payload])).eachMs[0];
 
     // Warm-up: JIT, pools, the users' pages in cache.
     for (let i = 0; i < 3; i++) await post(body(nodes[0], i));
@@ -141,8 +148,7 @@ async function main(): Promise<void> {
       bareMs.push(await bareOnce(i * 7));
     }
     const payloads = nodes.map((node, n) => body(node, n * 200));
-    const concurrentMs = (await sender.send(payloads)).allMs;
-    await sender.close();
+    const concurrentMs = (await reports.send(payloads)).allMs;
 
     const service = median(serviceMs);
     const bareMedian = median(bareMs);
@@ -161,6 +167,7 @@ async function main(): Promise<void> {
       ].join('\n'),
     );
   } finally {
+    await sender?.close();
     await bare.end().catch(() => undefined);
     await standalone.close();
   }

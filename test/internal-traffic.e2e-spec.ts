@@ -183,7 +183,7 @@ describe('internal: traffic reports count every byte exactly once', () => {
     for (const id of ids) expect(totals.get(id)).toBe(expected);
   }, 300_000);
 
-  it('reports that arrive together are answered each on its own: applied, repeated, unknown node', async () => {
+  it('reports sent at once are answered each on its own: applied, repeated, unknown node', async () => {
     const [a, b, capped] = await users(3);
     await t.dataSource.query(`UPDATE users SET traffic_limit_bytes = 10 WHERE id = $1`, [capped]);
     const [first, second] = [await newNode(), await newNode()];

@@ -7,11 +7,14 @@ import { join } from 'node:path';
  * take them from here, so the Dockerfile stays the one place they are written.
  */
 export function imageEnvironment(root: string): Record<string, string> {
-  const dockerfile = readFileSync(join(root, 'Dockerfile'), 'utf8');
-  const lastStage = dockerfile.slice(dockerfile.lastIndexOf('\nFROM '));
+  const lines = readFileSync(join(root, 'Dockerfile'), 'utf8').split('\n');
+  const lastFrom = lines.findLastIndex((line) => /^FROM\s/i.test(line));
   const env: Record<string, string> = {};
-  for (const [, key, value] of lastStage.matchAll(/^ENV\s+([A-Za-z_][A-Za-z0-9_]*)=(.*)$/gm)) {
-    env[key] = value.trim().replace(/^"(.*)"$/, '$1');
+  for (const line of lines.slice(lastFrom + 1)) {
+    if (!/^ENV\s/i.test(line)) continue;
+    const pair = /^ENV\s+([A-Za-z_][A-Za-z0-9_]*)=(\S*)\s*$/i.exec(line);
+    if (!pair) throw new Error(`Dockerfile: read only ENV lines of one KEY=value: ${line}`);
+    env[pair[1]] = pair[2];
   }
   return env;
 }

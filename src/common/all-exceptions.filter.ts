@@ -66,7 +66,10 @@ export class AllExceptionsFilter implements ExceptionFilter {
     if (isDatabaseUnavailable(exception)) {
       // Expected while PostgreSQL restarts: the pool reconnects by itself; the client may retry.
       this.logger.warn(
-        { err: { message: String((exception as { message?: unknown }).message) } },
+        {
+          err: { message: String((exception as { message?: unknown }).message) },
+          request_id: requestId,
+        },
         `database unavailable on ${request.method} ${request.path}`,
       );
       response

@@ -2,7 +2,7 @@ import { GroupCommit } from './group-commit';
 
 describe('GroupCommit', () => {
   /** Records each batch; item 'bad' fails on its own, item 'boom' fails its whole batch. */
-  function recorder(maxWeight = 10) {
+  function recorder(batch = 10, waiting = 100) {
     const batches: string[][] = [];
     const group = new GroupCommit<string, string>(
       async (items) => {
@@ -16,7 +16,7 @@ describe('GroupCommit', () => {
         );
       },
       (item) => item.length,
-      maxWeight,
+      { batch, waiting, full: () => new Error('full') },
     );
     return { group, batches };
   }
@@ -32,6 +32,22 @@ describe('GroupCommit', () => {
     const { group, batches } = recorder(4);
     await Promise.all(['a', 'bb', 'cc', 'd', 'eeeeeeee', 'f'].map((item) => group.submit(item)));
     expect(batches).toEqual([['a'], ['bb', 'cc'], ['d'], ['eeeeeeee'], ['f']]);
+  });
+
+  it('what waits is bounded: past the limit an item is refused at once; the first never is', async () => {
+    const { group, batches } = recorder(10, 4);
+    const settled = Promise.allSettled(
+      ['aaaaaaaa', 'bb', 'cc', 'd'].map((item) => group.submit(item)),
+    );
+    expect((await settled).map((result) => result.status)).toEqual([
+      'fulfilled', // running, not waiting
+      'fulfilled',
+      'fulfilled',
+      'rejected', // 2 + 2 waiting already
+    ]);
+    expect(batches).toEqual([['aaaaaaaa'], ['bb', 'cc']]);
+    // Once those are done there is room again.
+    await expect(group.submit('dddd')).resolves.toBe('DDDD');
   });
 
   it('each item settles on its own; a thrown batch fails only its own items', async () => {

@@ -5,22 +5,35 @@
  * waits: concurrent callers share one transaction instead.
  *
  * `commit` settles each item of its batch on its own (a result per item, in order); when it
- * throws, every item of that batch fails with that error.
+ * throws, every item of that batch fails with that error. What waits is bounded: an item that
+ * would take the waiting weight past `limits.waiting` is refused at once with `limits.full()`.
  */
 export class GroupCommit<T, R> {
   private readonly queue: Queued<T, R>[] = [];
+  private waitingWeight = 0;
   private running = false;
 
   constructor(
     private readonly commit: (items: T[]) => Promise<PromiseSettledResult<R>[]>,
     private readonly weigh: (item: T) => number,
-    private readonly maxWeight: number,
+    private readonly limits: { batch: number; waiting: number; full: () => unknown },
   ) {}
 
   submit(item: T): Promise<R> {
+    const weight = this.weigh(item);
+    if (this.queue.length > 0 && this.waitingWeight + weight > this.limits.waiting) {
+      return Promise.reject(this.limits.full());
+    }
     return new Promise<R>((resolve, reject) => {
-      this.queue.push({ item, weight: this.weigh(item), resolve, reject });
-      if (!this.running) void this.drain();
+      this.queue.push({ item, weight, resolve, reject });
+      this.waitingWeight += weight;
+      if (!this.running) {
+        this.drain().catch((error: unknown) => {
+          // Only a throwing `resolve`/`reject` could get here; settle whatever still waits.
+          for (const queued of this.queue.splice(0)) queued.reject(error);
+          this.waitingWeight = 0;
+        });
+      }
     });
   }
 
@@ -34,6 +47,10 @@ export class GroupCommit<T, R> {
           results = await this.commit(batch.map((queued) => queued.item));
         } catch (error) {
           results = batch.map(() => ({ status: 'rejected', reason: error }));
+        }
+        if (results.length !== batch.length) {
+          const reason = new Error(`commit settled ${results.length} of ${batch.length} items`);
+          results = batch.map(() => ({ status: 'rejected', reason }));
         }
         batch.forEach((queued, i) => {
           const result = results[i];
@@ -49,10 +66,11 @@ export class GroupCommit<T, R> {
   private take(): Queued<T, R>[] {
     let weight = this.queue[0].weight;
     let count = 1;
-    while (count < this.queue.length && weight + this.queue[count].weight <= this.maxWeight) {
+    while (count < this.queue.length && weight + this.queue[count].weight <= this.limits.batch) {
       weight += this.queue[count].weight;
       count++;
     }
+    this.waitingWeight -= weight;
     return this.queue.splice(0, count);
   }
 }

@@ -1,4 +1,5 @@
-import { createServer, type Server } from 'node:http';
+import { EventEmitter } from 'node:events';
+import { createServer, get, type Server } from 'node:http';
 import { Writable } from 'node:stream';
 import express from 'express';
 import pinoHttp, { type Options } from 'pino-http';
@@ -13,6 +14,14 @@ const SECRETS = {
   DATA_ENCRYPTION_KEY: 'logging-spec-data-encryption-key-0123456',
   SEED_PEPPER: 'logging-spec-seed-pepper-0123456789abcdefg',
 };
+
+/** Tells the test that a request to `/hang` reached the server. */
+const hanging = new EventEmitter();
+
+/** Resolves once `lines` holds `count` lines. */
+async function linesReach(lines: unknown[], count: number): Promise<void> {
+  while (lines.length < count) await new Promise((done) => setTimeout(done, 10));
+}
 
 /** The service's logger and request-log middleware on a bare Express app, its lines into `lines`. */
 function serverLogging(lines: Record<string, unknown>[]): Server {
@@ -38,7 +47,8 @@ function serverLogging(lines: Record<string, unknown>[]): Server {
         ? 500
         : 200;
     res.setHeader('Set-Cookie', 'access_token=response-secret');
-    if (req.url.startsWith('/hang')) return; // never answered: the client gives up
+    // Never answered: the client gives up.
+    if (req.url.startsWith('/hang')) return void hanging.emit('arrived');
     res.end('{}');
   });
   return createServer(app);
@@ -54,14 +64,17 @@ describe('request log line', () => {
     await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
     base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
   });
-  afterAll(() => new Promise((done) => server.close(done)));
+  afterAll(() => {
+    server.closeAllConnections();
+    return new Promise((done) => server.close(done));
+  });
 
   it('one line per request with its request id, method, path, status and time; no headers, no secrets', async () => {
     const ok = await fetch(`${base}/api/v1/users/me?token=query-secret`, {
       headers: { cookie: 'access_token=cookie-secret', authorization: 'Bearer bearer-secret' },
     });
     const missing = await fetch(`${base}/missing`, { headers: { 'x-request-id': 'trace-7' } });
-    await new Promise((done) => setTimeout(done, 50));
+    await linesReach(lines, 2);
 
     expect(lines).toHaveLength(2);
     const [first, second] = lines;
@@ -89,15 +102,24 @@ describe('request log line', () => {
   it('a 5xx is logged at error; a request the client gave up on at warn, once', async () => {
     lines.length = 0;
     await fetch(`${base}/broken`);
-    const gaveUp = new AbortController();
-    const hanging = fetch(`${base}/hang`, { signal: gaveUp.signal }).catch(() => undefined);
-    await new Promise((done) => setTimeout(done, 50));
-    gaveUp.abort();
-    await hanging;
-    await new Promise((done) => setTimeout(done, 100));
-    expect(lines.map(({ level, msg, res }) => ({ level, msg, res }))).toEqual([
-      { level: 50, msg: 'request completed', res: { statusCode: 500 } },
-      { level: 40, msg: 'request aborted', res: { statusCode: 200 } },
+    const arrived = new Promise((done) => hanging.once('arrived', done));
+    const request = get(`${base}/hang`).on('error', () => undefined);
+    await arrived;
+    request.destroy();
+    await linesReach(lines, 2);
+    expect(lines.map(({ level, msg, req, res }) => ({ level, msg, req, res }))).toEqual([
+      {
+        level: 50,
+        msg: 'request completed',
+        req: expect.objectContaining({ url: '/broken', remoteAddress: '127.0.0.1' }),
+        res: { statusCode: 500 },
+      },
+      {
+        level: 40,
+        msg: 'request aborted',
+        req: expect.objectContaining({ url: '/hang', remoteAddress: '127.0.0.1' }),
+        res: { statusCode: 200 },
+      },
     ]);
   });
 });

@@ -27,6 +27,8 @@ export function requestLog(logger: () => Logger | undefined) {
     const log = logger();
     if (log) {
       const started = performance.now();
+      // Read now: once a client has gone away its socket no longer knows the address.
+      const remoteAddress = request.socket.remoteAddress;
       const write = (): void => {
         response.off('finish', write);
         response.off('close', write);
@@ -36,7 +38,7 @@ export function requestLog(logger: () => Logger | undefined) {
             id,
             method: request.method,
             url: request.originalUrl.split('?')[0],
-            remoteAddress: request.socket.remoteAddress,
+            remoteAddress,
           },
           res: { statusCode },
           responseTime: Math.round(performance.now() - started),

@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { Transactional } from '@nestjs-cls/transactional';
 import { AppError } from '../common/errors';
 import { GroupCommit } from '../common/group-commit';
@@ -28,6 +28,12 @@ export interface ReportOutcome {
 
 /** Entries applied in one transaction at most (a single report may hold more). */
 const BATCH_ENTRIES = 50_000;
+/**
+ * Entries waiting to be applied at most, about 100 full reports (some 200 MB of parsed reports):
+ * past that a report is answered 503 at once and the node retries it later, so a stalled database
+ * cannot make the queue, and the process, grow without end.
+ */
+export const WAITING_ENTRIES = 1_000_000;
 
 const NOT_APPLIED: ReportOutcome = {
   applied: false,
@@ -120,6 +126,7 @@ const isOver = (standing: TrafficStanding): boolean =>
  */
 @Injectable()
 export class InternalService {
+  private readonly logger = new Logger(InternalService.name);
   constructor(
     private readonly internal: InternalRepository,
     private readonly nodes: NodesRepository,
@@ -132,7 +139,19 @@ export class InternalService {
   private readonly writer = new GroupCommit<TrafficReport, ReportOutcome>(
     (reports) => this.applyAll(reports),
     (report) => report.userIds.length,
-    BATCH_ENTRIES,
+    {
+      batch: BATCH_ENTRIES,
+      waiting: WAITING_ENTRIES,
+      full: () =>
+        new AppError(
+          'UPSTREAM_UNAVAILABLE',
+          'too many traffic reports waiting, retry shortly',
+          [],
+          {
+            'Retry-After': '5',
+          },
+        ),
+    },
   );
 
   /** The first reason that applies, in the contract's order; a valid token is spent. */
@@ -192,7 +211,10 @@ export class InternalService {
         return await this.apply(reports);
       } catch (error) {
         if (isDatabaseUnavailable(error)) throw error;
-        // Each alone below.
+        this.logger.warn(
+          { err: { name: (error as Error)?.name, code: (error as { code?: unknown })?.code } },
+          `a batch of ${reports.length} traffic reports failed; applying each alone`,
+        );
       }
     }
     const results: PromiseSettledResult<ReportOutcome>[] = [];
