@@ -48,6 +48,7 @@ describe('loadSettings', () => {
       telegramApiRoot: 'https://api.telegram.org',
       tonApiUrl: 'https://toncenter.com',
       tonRatesUrl: 'https://tonapi.io',
+      heapGrowingPercent: 20,
     });
     expect(Object.isFrozen(s)).toBe(true);
   });
@@ -90,8 +91,10 @@ describe('loadSettings', () => {
       CORS_ORIGINS: 'https://ok.example,not-an-origin',
       DATABASE_URL: 'mysql://x',
       BOT_MODE: 'webhook',
+      HEAP_GROWING_PERCENT: '-5',
     });
     expect(problems.join('\n')).toMatch(/PORT/);
+    expect(problems.join('\n')).toMatch(/HEAP_GROWING_PERCENT/);
     expect(problems.join('\n')).toMatch(/COOKIE_SECURE/);
     expect(problems.join('\n')).toMatch(/CORS_ORIGINS: "not-an-origin"/);
     expect(problems.join('\n')).toMatch(/DATABASE_URL/);

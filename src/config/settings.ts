@@ -16,6 +16,11 @@ export interface Settings {
   readonly dbStatementTimeoutMs: number;
   /** On SIGTERM, how long requests in flight and running jobs are waited for. */
   readonly shutdownGraceS: number;
+  /**
+   * How far V8 lets the old generation grow past what its last full collection kept, in percent
+   * (V8's `--heap-growing-percent`); 0 leaves V8's own growing policy.
+   */
+  readonly heapGrowingPercent: number;
   readonly jwtAccessSecret: string;
   readonly internalSecret: string;
   readonly proxyTokenSecret: string;
@@ -164,6 +169,7 @@ export function loadSettings(env: Env = process.env): Settings {
     migrationsRun: read.bool('MIGRATIONS_RUN', databaseUrl === null),
     dbStatementTimeoutMs: read.int('DB_STATEMENT_TIMEOUT_MS', 30_000, 0, 3_600_000),
     shutdownGraceS: read.int('SHUTDOWN_GRACE_S', 10, 0, 600),
+    heapGrowingPercent: read.int('HEAP_GROWING_PERCENT', 20, 0, 400),
     jwtAccessSecret: secrets.JWT_ACCESS_SECRET,
     internalSecret: secrets.INTERNAL_SECRET,
     proxyTokenSecret: secrets.PROXY_TOKEN_SECRET,
