@@ -2,7 +2,7 @@
  * Load (see load.ts) with the CPU that the server and PostgreSQL spent per answered request
  * meanwhile, read from /proc.
  */
-import { load, type Figures as LoadFigures } from './load';
+import { figuresOf, load, type Figures as LoadFigures } from './load';
 import { processCpuUs, serverTreeCpuUs } from './processes';
 
 export interface Target {
@@ -28,11 +28,7 @@ export async function measureWithCpu(
   const result = await load({ ...config, durationS: options.seconds });
   const requests = Math.max(1, result.requests.total);
   return {
-    rps: result.requests.average,
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    errors: result.errors + result.non2xx,
-    requests: result.requests.total,
+    ...figuresOf(result),
     serverCpuUs: (processCpuUs(options.serverPid) - server) / requests,
     postgresCpuUs: (serverTreeCpuUs(options.postmasterPid) - postgres) / requests,
   };

@@ -45,7 +45,11 @@ export function load(config: LoadConfig): Promise<autocannon.Result> {
 /** A 2 s warm-up (JIT, pools), then the measured run. */
 export async function measure(config: LoadConfig, warmUp = true): Promise<Figures> {
   if (warmUp) await load({ ...config, durationS: 2 });
-  const result = await load(config);
+  return figuresOf(await load(config));
+}
+
+/** The figures of one autocannon run. */
+export function figuresOf(result: autocannon.Result): Figures {
   return {
     rps: result.requests.average,
     p50: result.latency.p50,

@@ -51,28 +51,57 @@ export class InternalRepository {
   }
 
   /**
-   * Records a report as applied. False when this node's report id was applied before; a
-   * concurrent delivery of the same id waits here for the first one's transaction to end.
+   * Records reports as applied, in one statement: the `node/report` keys of those recorded now.
+   * A key applied before is left out, and so is a repeat of a key within `reports`; a concurrent
+   * delivery of the same key waits here for the first one's transaction to end.
    */
-  async recordReport(nodeId: string, reportId: string, entries: number): Promise<boolean> {
-    const rows = await sqlRows(
+  async recordReports(reports: ReportRecord[]): Promise<Set<string>> {
+    const rows = await sqlRows<{ key: string }>(
       this.txHost.tx,
-      `INSERT INTO traffic_reports (node_id, report_id, entries) VALUES ($1, $2, $3)
-       ON CONFLICT (node_id, report_id) DO NOTHING RETURNING report_id`,
-      [nodeId, reportId, entries],
+      `INSERT INTO traffic_reports (node_id, report_id, entries)
+       SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::int[])
+       ON CONFLICT (node_id, report_id) DO NOTHING
+       RETURNING node_id || '/' || report_id AS key`,
+      [
+        reports.map((report) => report.nodeId),
+        reports.map((report) => report.reportId),
+        reports.map((report) => report.entries),
+      ],
     );
-    return rows.length > 0;
+    return new Set(rows.map((row) => row.key));
   }
 
-  /** Adds a report's raw and counted bytes to the node's figures of the current UTC day. */
-  async addNodeDay(nodeId: string, up: bigint, down: bigint, counted: bigint): Promise<void> {
+  /** Adds each node's raw and counted bytes to its figures of the current UTC day (one statement). */
+  async addNodeDays(days: NodeDay[]): Promise<void> {
     await this.txHost.tx.query(
       `INSERT INTO node_traffic_days AS d (node_id, day, bytes_up, bytes_down, bytes_counted)
-       VALUES ($1, (now() AT TIME ZONE 'UTC')::date, $2, $3, $4)
+       SELECT v.node_id, (now() AT TIME ZONE 'UTC')::date, v.up, v.down, v.counted
+         FROM unnest($1::uuid[], $2::numeric[], $3::numeric[], $4::numeric[])
+              AS v(node_id, up, down, counted)
        ON CONFLICT (node_id, day) DO UPDATE SET bytes_up = d.bytes_up + EXCLUDED.bytes_up,
          bytes_down = d.bytes_down + EXCLUDED.bytes_down,
          bytes_counted = d.bytes_counted + EXCLUDED.bytes_counted`,
-      [nodeId, up.toString(), down.toString(), counted.toString()],
+      [
+        days.map((day) => day.nodeId),
+        days.map((day) => day.up.toString()),
+        days.map((day) => day.down.toString()),
+        days.map((day) => day.counted.toString()),
+      ],
     );
   }
+}
+
+/** A report to record: its node, its id and how many entries it had. */
+export interface ReportRecord {
+  nodeId: string;
+  reportId: string;
+  entries: number;
+}
+
+/** One node's figures of one report batch; `nodeId`s of one call are distinct. */
+export interface NodeDay {
+  nodeId: string;
+  up: bigint;
+  down: bigint;
+  counted: bigint;
 }

@@ -11,7 +11,7 @@ import { NodesRepository } from '../nodes/nodes.repository';
 import { SessionTokens } from '../nodes/session-token';
 import { type TrafficStanding, UsersRepository } from '../users/users.repository';
 import type { InvalidReason } from './dto/internal.dto';
-import { InternalRepository } from './internal.repository';
+import { InternalRepository, type NodeDay } from './internal.repository';
 import type { TrafficReport } from './traffic-report.pipe';
 
 export type Validation =
@@ -127,6 +127,7 @@ const isOver = (standing: TrafficStanding): boolean =>
 @Injectable()
 export class InternalService {
   private readonly logger = new Logger(InternalService.name);
+
   constructor(
     private readonly internal: InternalRepository,
     private readonly nodes: NodesRepository,
@@ -237,20 +238,27 @@ export class InternalService {
   @Transactional()
   private async apply(reports: TrafficReport[]): Promise<PromiseSettledResult<ReportOutcome>[]> {
     const results = new Array<PromiseSettledResult<ReportOutcome>>(reports.length);
-    const applied: { index: number; counted: CountedReport }[] = [];
-    const multipliers = new Map<string, string | null>();
     const order = reports.map((_, i) => i).sort((a, b) => compareReports(reports[a], reports[b]));
+    const multipliers = await this.nodes.trafficMultipliers([
+      ...new Set(reports.map((report) => report.nodeId)),
+    ]);
+    const known = order.filter((i) => multipliers.has(reports[i].nodeId));
+    const recorded = await this.internal.recordReports(
+      known.map((i) => ({
+        nodeId: reports[i].nodeId,
+        reportId: reports[i].reportId,
+        entries: reports[i].userIds.length,
+      })),
+    );
+    // A key recorded now is applied by the first of its repeats in the batch; the others, and keys
+    // applied before, are answered `applied: false`.
+    const applied: { index: number; counted: CountedReport }[] = [];
     for (const i of order) {
       const report = reports[i];
-      if (!multipliers.has(report.nodeId)) {
-        multipliers.set(report.nodeId, await this.nodes.trafficMultiplier(report.nodeId));
-      }
       const multiplier = multipliers.get(report.nodeId);
-      if (multiplier == null) {
+      if (multiplier === undefined) {
         results[i] = { status: 'rejected', reason: new AppError('NOT_FOUND', 'node not found') };
-      } else if (
-        !(await this.internal.recordReport(report.nodeId, report.reportId, report.userIds.length))
-      ) {
+      } else if (!recorded.delete(`${report.nodeId}/${report.reportId}`)) {
         results[i] = { status: 'fulfilled', value: NOT_APPLIED };
       } else {
         applied.push({ index: i, counted: countReport(report, thousandthsOf(multiplier)) });
@@ -258,15 +266,16 @@ export class InternalService {
     }
 
     const perUser = new Map<string, bigint>();
-    const perNode = new Map<string, { up: bigint; down: bigint; total: bigint }>();
+    const perNode = new Map<string, NodeDay>();
     for (const { index, counted } of applied) {
       for (const [id, bytes] of counted.perUser) perUser.set(id, (perUser.get(id) ?? 0n) + bytes);
       const nodeId = reports[index].nodeId;
-      const day = perNode.get(nodeId) ?? { up: 0n, down: 0n, total: 0n };
+      const day = perNode.get(nodeId) ?? { nodeId, up: 0n, down: 0n, counted: 0n };
       perNode.set(nodeId, {
+        nodeId,
         up: day.up + counted.up,
         down: day.down + counted.down,
-        total: day.total + counted.total,
+        counted: day.counted + counted.total,
       });
     }
     const ids = [...perUser.keys()];
@@ -278,10 +287,10 @@ export class InternalService {
             ids.map((id) => perUser.get(id)!),
             this.defaultLimit(),
           );
-    for (const nodeId of [...perNode.keys()].sort()) {
-      const day = perNode.get(nodeId)!;
-      await this.internal.addNodeDay(nodeId, day.up, day.down, day.total);
-      await this.nodes.touchReport(nodeId);
+    if (perNode.size > 0) {
+      const nodeIds = [...perNode.keys()].sort();
+      await this.internal.addNodeDays(nodeIds.map((id) => perNode.get(id)!));
+      await this.nodes.touchReports(nodeIds);
     }
 
     const over = new Set(added.overLimit);

@@ -277,19 +277,24 @@ export class NodesRepository {
     return rows.map((row) => row.id);
   }
 
-  /** The node's traffic multiplier (numeric text), or null when there is no such node. */
-  async trafficMultiplier(id: string): Promise<string | null> {
-    const [row] = await sqlRows<{ multiplier: string }>(
+  /** Each existing node's traffic multiplier (numeric text); deleted and unknown ids are absent. */
+  async trafficMultipliers(ids: string[]): Promise<Map<string, string>> {
+    const rows = await sqlRows<{ id: string; multiplier: string }>(
       this.txHost.tx,
-      `SELECT traffic_multiplier::text AS multiplier FROM nodes WHERE id = $1 AND deleted_at IS NULL`,
-      [id],
+      `SELECT id, traffic_multiplier::text AS multiplier FROM nodes
+        WHERE id = ANY($1::uuid[]) AND deleted_at IS NULL`,
+      [ids],
     );
-    return row?.multiplier ?? null;
+    return new Map(rows.map((row) => [row.id, row.multiplier]));
   }
 
-  /** Stamps the node's last accepted traffic report. */
-  async touchReport(id: string): Promise<void> {
-    await this.txHost.tx.query(`UPDATE nodes SET last_report_at = now() WHERE id = $1`, [id]);
+  /** Stamps the nodes' last accepted traffic report, in id order. */
+  async touchReports(ids: string[]): Promise<void> {
+    await this.txHost.tx.query(
+      `UPDATE nodes SET last_report_at = now()
+        WHERE id IN (SELECT id FROM nodes WHERE id = ANY($1::uuid[]) ORDER BY id FOR NO KEY UPDATE)`,
+      [ids],
+    );
   }
 
   healthTargets(): Promise<HealthTarget[]> {
