@@ -4,12 +4,13 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
 import cookieParser from 'cookie-parser';
 import type express from 'express';
-import helmet from 'helmet';
 import { Logger, PinoLogger } from 'nestjs-pino';
 import { AllExceptionsFilter } from './common/all-exceptions.filter';
 import { bodyParsing } from './common/body-parsing';
 import { requestLog } from './common/request-id';
-import { NoBodyInterceptor } from './common/no-body.interceptor';
+import { NoBodyGuard } from './common/no-body.guard';
+import { securityHeaders } from './common/security-headers';
+import { dropInertClsEnhancers } from './database/cls-enhancers';
 import { buildOpenApiDocument as buildDocument } from './common/openapi/document';
 import { createValidationPipe } from './common/validation';
 import { AppModule, type AppModuleOptions } from './app.module';
@@ -45,11 +46,7 @@ export async function createApp(options: AppModuleOptions): Promise<NestExpressA
   app.disable('x-powered-by');
   // Answers are per user (sessions, money): never cached by browsers or proxies, no ETag revalidation.
   app.set('etag', false);
-  app.use((_req: express.Request, res: express.Response, next: express.NextFunction) => {
-    res.setHeader('Cache-Control', 'no-store');
-    next();
-  });
-  app.use(helmet({ contentSecurityPolicy: false }));
+  app.use(securityHeaders());
   app.use(cookieParser());
   for (const handler of bodyParsing(settings)) app.use(handler);
   app.enableCors({
@@ -59,7 +56,10 @@ export async function createApp(options: AppModuleOptions): Promise<NestExpressA
   });
   app.setGlobalPrefix(API_PREFIX);
   app.useGlobalPipes(createValidationPipe());
-  app.useGlobalInterceptors(new NoBodyInterceptor());
+  // After the guards registered by the modules (origin, authentication): a stray body is a 400 for
+  // a signed-in caller, a 401 for anyone else.
+  app.useGlobalGuards(new NoBodyGuard());
+  dropInertClsEnhancers(app);
   app.useGlobalFilters(new AllExceptionsFilter());
 
   if (settings.docsEnabled) {

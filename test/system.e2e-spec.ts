@@ -1,3 +1,4 @@
+import type { ApplicationConfig } from '@nestjs/core';
 import { Client } from 'pg';
 import { startTestApp, type TestApp } from './harness/app';
 
@@ -76,12 +77,31 @@ describe('system routes and the error body', () => {
     expect(generated.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
   });
 
-  it('sets security headers', async () => {
-    const res = await t.http().get('/api/v1/health');
-    expect(res.headers['x-content-type-options']).toBe('nosniff');
-    expect(res.headers['x-powered-by']).toBeUndefined();
-    expect(res.headers['cache-control']).toBe('no-store');
-    expect(res.headers.etag).toBeUndefined();
+  it('sets security headers on answers and on errors', async () => {
+    for (const res of [
+      await t.http().get('/api/v1/health').expect(200),
+      await t.http().get('/api/v1/users/me').expect(401),
+      await t.http().get('/api/v1/no-such-route').expect(404),
+    ]) {
+      expect(res.headers['x-content-type-options']).toBe('nosniff');
+      expect(res.headers['x-frame-options']).toBe('SAMEORIGIN');
+      expect(res.headers['strict-transport-security']).toMatch(/^max-age=\d+; includeSubDomains$/);
+      expect(res.headers['referrer-policy']).toBe('no-referrer');
+      expect(res.headers['cross-origin-opener-policy']).toBe('same-origin');
+      expect(res.headers['cross-origin-resource-policy']).toBe('same-origin');
+      expect(res.headers['x-powered-by']).toBeUndefined();
+      expect(res.headers['cache-control']).toBe('no-store');
+      expect(res.headers.etag).toBeUndefined();
+    }
+  });
+
+  it('runs requests through no global interceptor and no do-nothing guard', () => {
+    // nestjs-cls registers both unmounted; while any global interceptor exists, every request
+    // pays for Nest's interceptor chain (dropInertClsEnhancers).
+    const config = (t.app as unknown as { config: ApplicationConfig }).config;
+    expect(config.getGlobalInterceptors()).toEqual([]);
+    const guards = config.getGlobalGuards().map((guard) => guard.constructor.name);
+    expect(guards).toEqual(['OriginGuard', 'JwtAuthGuard', 'NoBodyGuard']);
   });
 
   it('serves the OpenAPI document and its UI', async () => {

@@ -16,15 +16,27 @@ export function requestIdOf(given: string | string[] | undefined): string {
  * aborted request, `error` for a 5xx. Requests refused before routing (body parser, hostile input,
  * draining) get theirs the same way, so every error body's `request_id` has its line.
  *
- * `logger()` is the application's root logger (its redaction applies); undefined when logging is
- * off, and then nothing is listened for.
+ * `logger()` is the application's root logger; undefined when logging is off, and then nothing is
+ * listened for. The line is written by a child of it without the root's redaction: it holds only
+ * the fields above, none of them secret (the path never carries the query), and the redaction's
+ * copy of each line cost more than writing it (bench/RESULTS.md).
  */
 export function requestLog(logger: () => Logger | undefined) {
+  let root: Logger | undefined;
+  let lines: Logger | undefined;
+  const accessLogger = (): Logger | undefined => {
+    const current = logger();
+    if (current !== root) {
+      root = current;
+      lines = current?.child({}, { redact: [] });
+    }
+    return lines;
+  };
   return (request: Request, response: Response, next: NextFunction): void => {
     const id = requestIdOf(request.headers['x-request-id']);
     (request as { id?: string }).id = id;
     response.setHeader('X-Request-Id', id);
-    const log = logger();
+    const log = accessLogger();
     if (log) {
       const started = performance.now();
       // Read now: once a client has gone away its socket no longer knows the address.
