@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
-import { sqlRows } from '../database/sql';
+import { preparedRows, sqlRows } from '../database/sql';
+import { type TrafficStanding, trafficStandingsSql } from '../users/users.repository';
 
 /** Every query on `used_session_tokens`, `traffic_reports` and `node_traffic_days`. */
 @Injectable()
@@ -9,17 +10,28 @@ export class InternalRepository {
   constructor(private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>) {}
 
   /**
-   * Spends a session token: true for the one call that recorded its id (the primary key decides
-   * between concurrent calls), false when it was spent before.
+   * Spends a session token and reads its user's traffic standing, in one statement (every proxy
+   * connect runs it). `spent` is true for the one call that recorded the token's id (the primary
+   * key decides between concurrent calls), false when it was spent before; `standing` is null
+   * when the user does not exist.
    */
-  async spendToken(jti: string, expiresAtS: number): Promise<boolean> {
-    const rows = await sqlRows(
+  async spendToken(
+    token: { jti: string; expiresAtS: number; userId: string },
+    defaultLimitBytes: bigint,
+  ): Promise<{ spent: boolean; standing: TrafficStanding | null }> {
+    const [row] = await preparedRows<TrafficStanding & { spent: boolean }>(
       this.txHost.tx,
-      `INSERT INTO used_session_tokens (jti, expires_at) VALUES ($1, to_timestamp($2))
-       ON CONFLICT (jti) DO NOTHING RETURNING jti`,
-      [jti, expiresAtS],
+      'spend_session_token',
+      `WITH spent AS (
+         INSERT INTO used_session_tokens (jti, expires_at) VALUES ($1, to_timestamp($2))
+         ON CONFLICT (jti) DO NOTHING RETURNING jti
+       )
+       SELECT EXISTS (SELECT 1 FROM spent) AS spent, s.*
+         FROM (SELECT 1) AS one LEFT JOIN (${trafficStandingsSql('ARRAY[$3]', '$4')}) s ON true`,
+      [token.jti, token.expiresAtS, token.userId, defaultLimitBytes.toString()],
     );
-    return rows.length > 0;
+    const { spent, ...standing } = row;
+    return { spent, standing: standing.id === null ? null : standing };
   }
 
   /** Forgets up to `batch` spent ids whose tokens have expired (they can no longer validate). */

@@ -167,10 +167,11 @@ export class InternalService {
     if (!claims) return { valid: false, reason: 'bad_token' };
     if (claims.expiresAt * 1000 <= Date.now()) return { valid: false, reason: 'expired' };
     if (claims.nodeId !== nodeId.toLowerCase()) return { valid: false, reason: 'wrong_node' };
-    if (!(await this.internal.spendToken(claims.jti, claims.expiresAt))) {
-      return { valid: false, reason: 'used' };
-    }
-    const [standing] = await this.users.trafficStandings([claims.userId], this.defaultLimit());
+    const { spent, standing } = await this.internal.spendToken(
+      { jti: claims.jti, expiresAtS: claims.expiresAt, userId: claims.userId },
+      this.defaultLimit(),
+    );
+    if (!spent) return { valid: false, reason: 'used' };
     if (!standing?.active) return { valid: false, reason: 'no_subscription' };
     if (isOver(standing)) return { valid: false, reason: 'traffic_exceeded' };
     return { valid: true, standing };

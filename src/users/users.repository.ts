@@ -55,6 +55,19 @@ const DEFAULT_LIMIT = (fallback: string): string =>
 const EFFECTIVE_LIMIT = `COALESCE(u.traffic_limit_bytes,
   CASE WHEN u.subscription_expires_at > now() THEN p.traffic_limit_bytes END, d.bytes)`;
 
+/**
+ * The `TrafficStanding` rows of the users whose ids are in the uuid[] parameter `ids`, `fallback`
+ * the parameter holding the default limit in bytes. For statements that read standings along with
+ * other work (the proxy's token validation).
+ */
+export const trafficStandingsSql = (ids: string, fallback: string): string =>
+  `SELECT u.id, ${EFFECTIVE_LIMIT}::text AS "limitBytes",
+          u.traffic_used_bytes::text AS "usedBytes",
+          u.subscription_expires_at AS "subscriptionExpiresAt",
+          COALESCE(u.subscription_expires_at > now(), false) AS active
+     FROM users u LEFT JOIN plans p ON p.name = u.plan_name CROSS JOIN ${DEFAULT_LIMIT(fallback)}
+    WHERE u.id = ANY(${ids}::uuid[])`;
+
 /** A partner as a buyer attaching to it sees it. */
 export interface PartnerRef {
   id: string;
@@ -361,16 +374,10 @@ export class UsersRepository {
 
   /** The traffic standing of each of these users that exists (in no particular order). */
   trafficStandings(ids: string[], defaultBytes: bigint): Promise<TrafficStanding[]> {
-    return sqlRows<TrafficStanding>(
-      this.txHost.tx,
-      `SELECT u.id, ${EFFECTIVE_LIMIT}::text AS "limitBytes",
-              u.traffic_used_bytes::text AS "usedBytes",
-              u.subscription_expires_at AS "subscriptionExpiresAt",
-              COALESCE(u.subscription_expires_at > now(), false) AS active
-         FROM users u LEFT JOIN plans p ON p.name = u.plan_name CROSS JOIN ${DEFAULT_LIMIT('$2')}
-        WHERE u.id = ANY($1::uuid[])`,
-      [ids, defaultBytes.toString()],
-    );
+    return sqlRows<TrafficStanding>(this.txHost.tx, trafficStandingsSql('$1', '$2'), [
+      ids,
+      defaultBytes.toString(),
+    ]);
   }
 
   /**
