@@ -13,9 +13,6 @@ ENV NODE_ENV=production
 # buffer is freed, and every later one is carved from a thread's arena and kept there (about
 # 60 MiB more resident memory after a burst of staff logins; see bench/RESULTS.md).
 ENV MALLOC_MMAP_THRESHOLD_=131072
-# A young generation of 4 MiB semi-spaces instead of V8's 16 MiB: a burst of requests peaks about
-# 30 MiB lower, at no throughput measured (bench/RESULTS.md, issue 21).
-ENV NODE_OPTIONS=--max-semi-space-size=4
 WORKDIR /app
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
