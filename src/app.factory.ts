@@ -8,7 +8,7 @@ import { Logger, PinoLogger } from 'nestjs-pino';
 import { AllExceptionsFilter } from './common/all-exceptions.filter';
 import { bodyParsing } from './common/body-parsing';
 import { requestLog } from './common/request-id';
-import { NoBodyGuard } from './common/no-body.guard';
+import { guardBodilessRoutes } from './common/no-body.guard';
 import { securityHeaders } from './common/security-headers';
 import { dropInertClsEnhancers } from './database/cls-enhancers';
 import { buildOpenApiDocument as buildDocument } from './common/openapi/document';
@@ -56,9 +56,7 @@ export async function createApp(options: AppModuleOptions): Promise<NestExpressA
   });
   app.setGlobalPrefix(API_PREFIX);
   app.useGlobalPipes(createValidationPipe());
-  // After the guards registered by the modules (origin, authentication): a stray body is a 400 for
-  // a signed-in caller, a 401 for anyone else.
-  app.useGlobalGuards(new NoBodyGuard());
+  guardBodilessRoutes(app, API_PREFIX);
   dropInertClsEnhancers(app);
   app.useGlobalFilters(new AllExceptionsFilter());
 

@@ -231,6 +231,46 @@ describe('one hostile request does not stall the service', () => {
     expect((await send(t.baseUrl, 'POST', '/api/v1/auth/seed', '{}')).status).toBe(201);
   });
 
+  it("a stray body is refused only after the route's own checks", async () => {
+    const stray = '{"admin":true}';
+    const someone = '00000000-0000-4000-8000-000000000001';
+    // The proxy's routes want their secret first.
+    const internal = await send(
+      t.baseUrl,
+      'GET',
+      `/api/v1/internal/limits?user_ids=${someone}`,
+      stray,
+    );
+    expect(internal.status).toBe(401);
+    expect(JSON.parse(internal.body)).toMatchObject({ code: 'INTERNAL_SECRET_INVALID' });
+    // A staff route wants a sign-in, then the role.
+    const anonymous = await send(
+      t.baseUrl,
+      'POST',
+      `/api/v1/admin/tickets/${someone}/close`,
+      stray,
+    );
+    expect(anonymous.status).toBe(401);
+    const signedUp = await send(t.baseUrl, 'POST', '/api/v1/auth/seed');
+    const { access_token: token } = JSON.parse(signedUp.body) as { access_token: string };
+    const bearer = { Authorization: `Bearer ${token}` };
+    const customer = await send(
+      t.baseUrl,
+      'POST',
+      `/api/v1/admin/tickets/${someone}/close`,
+      stray,
+      bearer,
+    );
+    expect(customer.status).toBe(403);
+    expect(JSON.parse(customer.body)).toMatchObject({ code: 'FORBIDDEN' });
+    // Past them, the body is what is wrong.
+    const own = await send(t.baseUrl, 'GET', '/api/v1/users/me', stray, bearer);
+    expect(own.status).toBe(400);
+    expect(JSON.parse(own.body)).toMatchObject({
+      details: [{ field: 'body', message: 'this route takes no body' }],
+    });
+  });
+
   it('keeps a safe client request id and replaces any other', async () => {
     const kept = await send(t.baseUrl, 'GET', '/api/v1/health', undefined, {
       'X-Request-Id': 'probe-42.a_b',

@@ -101,7 +101,7 @@ describe('system routes and the error body', () => {
     const config = (t.app as unknown as { config: ApplicationConfig }).config;
     expect(config.getGlobalInterceptors()).toEqual([]);
     const guards = config.getGlobalGuards().map((guard) => guard.constructor.name);
-    expect(guards).toEqual(['OriginGuard', 'JwtAuthGuard', 'NoBodyGuard']);
+    expect(guards).toEqual(['OriginGuard', 'JwtAuthGuard']);
   });
 
   it('serves the OpenAPI document and its UI', async () => {

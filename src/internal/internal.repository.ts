@@ -4,7 +4,10 @@ import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adap
 import { preparedRows, sqlRows } from '../database/sql';
 import { type TrafficStanding, trafficStandingsSql } from '../users/users.repository';
 
-/** Every query on `used_session_tokens`, `traffic_reports` and `node_traffic_days`. */
+/**
+ * Every query on `used_session_tokens`, `traffic_reports` and `node_traffic_days`. Spending a token
+ * also reads its user's standing, with the users repository's statement (`trafficStandingsSql`).
+ */
 @Injectable()
 export class InternalRepository {
   constructor(private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>) {}

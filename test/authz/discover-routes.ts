@@ -3,6 +3,7 @@ import { GUARDS_METADATA } from '@nestjs/common/constants';
 import { ThrottlerGuard } from '@nestjs/throttler';
 import { API_PREFIX } from '../../src/app.factory';
 import { InternalSecretGuard } from '../../src/common/auth/internal-secret.guard';
+import { NoBodyGuard } from '../../src/common/no-body.guard';
 import {
   NodeManageGuard,
   OwnerGuard,
@@ -144,7 +145,7 @@ function guardName(controller: object, handler: object): string {
   ];
   const names = guards
     .map((guard) => (typeof guard === 'function' ? guard : guard.constructor))
-    .filter((guard) => !isThrottler(guard))
+    .filter((guard) => !isThrottler(guard) && guard !== NoBodyGuard)
     .map((guard) => ACCESS_GUARDS.get(guard) ?? `guard:${guard.name}`);
 
   if (isPublic) {
@@ -157,7 +158,10 @@ function guardName(controller: object, handler: object): string {
   return names.includes('internal') ? ['user', ...names].join('+') : names.join('+');
 }
 
-/** Rate limiters decide how often, not who: they are not access guards. */
+/**
+ * Rate limiters decide how often, not who: they are not access guards. Nor is `NoBodyGuard`, which
+ * checks the request's shape after the route's own guards.
+ */
 function isThrottler(guard: { prototype?: unknown }): boolean {
   return (
     guard === ThrottlerGuard ||
