@@ -3,7 +3,7 @@ import { startBillingWorld, WALLET, type BillingWorld } from './fakes/billing';
 import { controlClock, type ControlledClock } from './fakes/clock';
 import { outgoingTransaction, tonTransaction, type FakeToncenter } from './fakes/toncenter';
 import type { TestApp } from './harness/app';
-import { newUser, type TestUser } from './harness/factories';
+import { newUser, savePlan, type TestUser } from './harness/factories';
 
 const API = '/api/v1';
 const WALLET_RAW = WALLET.toRawString().toUpperCase();
@@ -91,12 +91,7 @@ describe('billing: every transfer read, unmatched money kept for staff', () => {
     ({ t, toncenter } = world);
     clock = controlClock(t);
     staff = await newUser(t, 'moderator');
-    await t
-      .http()
-      .put(`${API}/admin/plans/monthly`)
-      .set((await newUser(t, 'owner')).bearer)
-      .send({ duration_days: 30, traffic_limit_bytes: 1, prices: { USD: '499' }, active: true })
-      .expect(200);
+    await savePlan(t, await newUser(t, 'owner'), { traffic_limit_bytes: 1 });
   });
   afterAll(() => world.close());
 

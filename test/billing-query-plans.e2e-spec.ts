@@ -1,6 +1,6 @@
 import { startTestApp, type TestApp } from './harness/app';
 import { fillBilling, HOT_QUERIES, planOf } from './harness/billing-volume';
-import { newUser } from './harness/factories';
+import { newUser, savePlan } from './harness/factories';
 
 /**
  * The billing statements that run every minute or over tables that only grow, planned on 100,000
@@ -13,12 +13,7 @@ describe('billing: hot queries on 100,000 rows use their indexes', () => {
   beforeAll(async () => {
     t = await startTestApp();
     const owner = await newUser(t, 'owner');
-    await t
-      .http()
-      .put('/api/v1/admin/plans/monthly')
-      .set(owner.bearer)
-      .send({ duration_days: 30, traffic_limit_bytes: 1, prices: { USD: '499' }, active: true })
-      .expect(200);
+    await savePlan(t, owner, { traffic_limit_bytes: 1 });
     await fillBilling(t.dataSource, owner.user.id, 100_000);
   }, 120_000);
   afterAll(() => t.close());

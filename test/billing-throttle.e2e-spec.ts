@@ -1,5 +1,5 @@
 import { startBillingWorld, type BillingWorld } from './fakes/billing';
-import { newUser, type TestUser } from './harness/factories';
+import { newUser, savePlan, type TestUser } from './harness/factories';
 
 /** Free seed accounts cannot make the service call the Bot API or the rates API without end. */
 describe('billing: invoice orders are throttled per account and per address', () => {
@@ -17,12 +17,7 @@ describe('billing: invoice orders are throttled per account and per address', ()
       { USD: '2.5' },
       { RATE_INVOICES_PER_ACCOUNT: '3/600', RATE_INVOICES_PER_ADDRESS: '5/600' },
     );
-    await world.t
-      .http()
-      .put('/api/v1/admin/plans/monthly')
-      .set((await newUser(world.t, 'owner')).bearer)
-      .send({ duration_days: 30, traffic_limit_bytes: 1, prices: { USD: '499' }, active: true })
-      .expect(200);
+    await savePlan(world.t, await newUser(world.t, 'owner'), { traffic_limit_bytes: 1 });
   });
   afterAll(() => world.close());
 

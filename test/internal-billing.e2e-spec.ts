@@ -3,7 +3,7 @@ import { startBillingWorld, WALLET, type BillingWorld } from './fakes/billing';
 import { controlClock, type ControlledClock } from './fakes/clock';
 import { tonTransaction } from './fakes/toncenter';
 import type { TestApp } from './harness/app';
-import { newUser, type TestUser } from './harness/factories';
+import { newUser, savePlan, type TestUser } from './harness/factories';
 import { createNode } from './harness/nodes';
 
 /** End to end: traffic counted through the proxy's route is reset when the user pays an invoice. */
@@ -18,12 +18,7 @@ describe('internal: a paid invoice resets the traffic counted so far', () => {
     t = world.t;
     clock = controlClock(t);
     owner = await newUser(t, 'owner');
-    await t
-      .http()
-      .put('/api/v1/admin/plans/monthly')
-      .set(owner.bearer)
-      .send({ duration_days: 30, traffic_limit_bytes: 1000, prices: { USD: '499' }, active: true })
-      .expect(200);
+    await savePlan(t, owner, { traffic_limit_bytes: 1000 });
   });
   afterAll(() => world.close());
 

@@ -6,7 +6,7 @@ import { startBillingWorld, WALLET, type BillingWorld } from './fakes/billing';
 import { controlClock } from './fakes/clock';
 import { tonTransaction } from './fakes/toncenter';
 import { startTestApp, type TestApp } from './harness/app';
-import { newUser, type TestUser } from './harness/factories';
+import { newUser, savePlan, type TestUser } from './harness/factories';
 import { freePort, metricValue, parseMetrics, type Sample } from './harness/metrics';
 import { createNode, subscribedUser, tcpListener } from './harness/nodes';
 
@@ -39,17 +39,7 @@ describe('Prometheus metrics on their own listener', () => {
     expect(await t.app.get(MetricsServer).start()).toBe(port);
     metricsUrl = `http://127.0.0.1:${port}/metrics`;
     owner = await newUser(t, 'owner');
-    await t
-      .http()
-      .put('/api/v1/admin/plans/monthly')
-      .set(owner.bearer)
-      .send({
-        duration_days: 30,
-        traffic_limit_bytes: 107374182400,
-        prices: { USD: '499' },
-        active: true,
-      })
-      .expect(200);
+    await savePlan(t, owner);
   });
   afterAll(() => world.close());
 

@@ -3,7 +3,7 @@ import { User } from '../src/users/entities/user.entity';
 import { startBillingWorld, type BillingWorld } from './fakes/billing';
 import { tonShop, type Purchase } from './fakes/ton-purchase';
 import type { TestApp } from './harness/app';
-import { newUser, parseSetCookies, type TestUser } from './harness/factories';
+import { newUser, savePlan, parseSetCookies, type TestUser } from './harness/factories';
 
 const API = '/api/v1';
 /** A TON price that does not divide evenly: × 12.5% = 154320986.375 nanotons. */
@@ -48,17 +48,7 @@ describe('partners: attaching buyers, earnings, the whole payout story', () => {
     t = world.t;
     shop = tonShop(world);
     owner = await newUser(t, 'owner');
-    await t
-      .http()
-      .put(`${API}/admin/plans/monthly`)
-      .set(owner.bearer)
-      .send({
-        duration_days: 30,
-        traffic_limit_bytes: 107374182400,
-        prices: { TON: TON_PRICE.toString(), USD: '499' },
-        active: true,
-      })
-      .expect(200);
+    await savePlan(t, owner, { prices: { TON: TON_PRICE.toString(), USD: '499' } });
   });
   afterAll(() => world.close());
 

@@ -2,7 +2,7 @@ import { Address } from '@ton/core';
 import { startBillingWorld, type BillingWorld } from './fakes/billing';
 import { tonShop } from './fakes/ton-purchase';
 import type { TestApp } from './harness/app';
-import { newUser, type TestUser } from './harness/factories';
+import { newUser, savePlan, type TestUser } from './harness/factories';
 
 const API = '/api/v1';
 /** 499 USD cents × 12.5% = 62.375: each partner below earns 62 cents from one purchase. */
@@ -74,17 +74,7 @@ describe('withdrawals: balances never negative, staff moves, validation', () => 
     t = world.t;
     shop = tonShop(world);
     [owner, moderator] = [await newUser(t, 'owner'), await newUser(t, 'moderator')];
-    await t
-      .http()
-      .put(`${API}/admin/plans/monthly`)
-      .set(owner.bearer)
-      .send({
-        duration_days: 30,
-        traffic_limit_bytes: 107374182400,
-        prices: { USD: '499' },
-        active: true,
-      })
-      .expect(200);
+    await savePlan(t, owner);
   });
   afterAll(() => world.close());
 

@@ -1,4 +1,4 @@
-import { newUser } from '../harness/factories';
+import { newUser, savePlan } from '../harness/factories';
 import { type BotWorld, type TgUser, startBotWorld } from './bot';
 import { controlClock, type ControlledClock } from './clock';
 
@@ -11,22 +11,11 @@ export async function startShopWorld() {
   const w: BotWorld = await startBotWorld({ USD: '5' });
   const clock: ControlledClock = controlClock(w.t);
   const owner = await newUser(w.t, 'owner');
-  const plan = (prices: Record<string, string>) => ({
-    duration_days: 30,
-    traffic_limit_bytes: 1024,
-    prices,
-    active: true,
-  });
   for (const [name, prices] of [
     ['monthly', { USD: '499', RUB: '45000', XTR: '250' }],
     ['fiat-only', { USD: '999' }],
   ] as const) {
-    await w.t
-      .http()
-      .put(`/api/v1/admin/plans/${name}`)
-      .set(owner.bearer)
-      .send(plan(prices))
-      .expect(200);
+    await savePlan(w.t, owner, { traffic_limit_bytes: 1024, prices }, name);
   }
 
   const text = (call: { body: unknown }) => (call.body as { text: string }).text;

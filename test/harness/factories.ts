@@ -89,3 +89,29 @@ export function parseSetCookies(
   }
   return cookies;
 }
+
+/** What a plan saved by `savePlan` differs in; the rest is a 30-day plan on sale for 4.99 USD. */
+export interface PlanFields {
+  traffic_limit_bytes?: number;
+  prices?: Record<string, string>;
+}
+
+/** Saves the plan `monthly` (or `name`) through the staff route, as `owner`. */
+export async function savePlan(
+  t: TestApp,
+  owner: TestUser,
+  fields: PlanFields = {},
+  name = 'monthly',
+): Promise<void> {
+  await t
+    .http()
+    .put(`/api/v1/admin/plans/${name}`)
+    .set(owner.bearer)
+    .send({
+      duration_days: 30,
+      traffic_limit_bytes: fields.traffic_limit_bytes ?? 107374182400,
+      prices: fields.prices ?? { USD: '499' },
+      active: true,
+    })
+    .expect(200);
+}
