@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
+import { TransactionHost } from '@nestjs-cls/transactional';
 import { isDatabaseUnavailable } from '../src/database/postgres-errors';
 import { InternalCleanupJob } from '../src/internal/internal.jobs';
 import { InternalService } from '../src/internal/internal.service';
 import type { TrafficReport } from '../src/internal/traffic-report.pipe';
+import { ADD_TRAFFIC_SQL, ORDERED_JOINS, UsersRepository } from '../src/users/users.repository';
 import { startTestApp, type TestApp } from './harness/app';
 import { newUser, type TestUser } from './harness/factories';
 import { createNode } from './harness/nodes';
@@ -182,6 +184,51 @@ describe('internal: traffic reports count every byte exactly once', () => {
     const expected = Array.from({ length: 50 }, (_, n) => n + 1).reduce((a, b) => a + b, 0);
     for (const id of ids) expect(totals.get(id)).toBe(expected);
   }, 300_000);
+
+  it('writers in separate transactions (as on several instances) add to the same users in opposite orders without a deadlock', async () => {
+    // One instance applies one batch at a time; instances share the database, so the lock order
+    // of the counters' UPDATE itself is what keeps them from deadlocking.
+    const ids = await users(3_000);
+    const txHost = t.app.get(TransactionHost);
+    const counters = t.app.get(UsersRepository);
+    const writers = 6;
+    const added = await Promise.all(
+      Array.from({ length: writers }, (_, n) => {
+        const order = n % 2 === 0 ? [...ids] : [...ids].reverse();
+        const rotated = [...order.slice(n * 500), ...order.slice(0, n * 500)];
+        return txHost.withTransaction(() =>
+          counters.addTraffic(
+            rotated,
+            rotated.map(() => BigInt(n + 1)),
+            10n ** 15n,
+          ),
+        );
+      }),
+    );
+    expect(added).toEqual(Array(writers).fill({ overLimit: [], missing: [] }));
+    const totals = await used(ids);
+    for (const id of ids) expect(totals.get(id)).toBe((writers * (writers + 1)) / 2);
+  }, 120_000);
+
+  it("the counters' UPDATE is a nested loop driven by the sorted ids, so it locks rows in id order", async () => {
+    // Without it the planner may hash the ids (or spill a hash join to batches) and visit the users
+    // in the table's order, or in none that two writers share.
+    const ids = (await users(5_000)).sort();
+    await t.dataSource.query('ANALYZE users');
+    const plan = await t.dataSource.transaction(async (tx) => {
+      await tx.query(ORDERED_JOINS);
+      const rows = (await tx.query(`EXPLAIN ${ADD_TRAFFIC_SQL}`, [
+        ids,
+        ids.map(() => '1'),
+        '1000',
+      ])) as { 'QUERY PLAN': string }[];
+      return rows.map((row) => row['QUERY PLAN']).join('\n');
+    });
+    expect(plan).not.toMatch(/Hash Join|Merge Join/);
+    expect(plan).toMatch(
+      /Nested Loop[\s\S]*Function Scan on v[\s\S]*Index Scan using \S+ on users u/,
+    );
+  });
 
   it('reports sent at once are answered each on its own: applied, repeated, unknown node', async () => {
     const [a, b, capped] = await users(3);

@@ -92,6 +92,32 @@ export interface BuyerLinks {
 const WITH_DEFAULTS = `u.*, (SELECT s.value #>> '{}' FROM app_settings s WHERE s.key = $2) AS default_limit,
   (SELECT p.traffic_limit_bytes::text FROM plans p WHERE p.name = u.plan_name) AS plan_limit`;
 
+/**
+ * For the rest of the transaction, joins are nested loops: a join's rows come in the order of its
+ * outer input, so an UPDATE driven by a sorted array locks rows in that order (see `addTraffic`).
+ */
+export const ORDERED_JOINS = `SELECT set_config('enable_hashjoin', 'off', true),
+                              set_config('enable_mergejoin', 'off', true)`;
+
+/**
+ * Adds `$2` (numeric[]) bytes to the counters of the users `$1` (uuid[]), saturating at the bigint
+ * maximum; `$3` is the default limit. How many users it updated, and which are now at or over
+ * their limit.
+ */
+export const ADD_TRAFFIC_SQL = `WITH added AS (
+    UPDATE users u
+       SET traffic_used_bytes = LEAST(u.traffic_used_bytes::numeric + v.bytes,
+                                      9223372036854775807)::bigint
+      FROM unnest($1::uuid[], $2::numeric[]) AS v(id, bytes)
+     WHERE u.id = v.id
+    RETURNING u.id, u.traffic_used_bytes, u.traffic_limit_bytes, u.plan_name,
+              u.subscription_expires_at
+  )
+  SELECT count(*)::int AS updated,
+         COALESCE(array_agg(u.id) FILTER (WHERE u.traffic_used_bytes >= ${EFFECTIVE_LIMIT}),
+                  '{}') AS "overLimit"
+    FROM added u LEFT JOIN plans p ON p.name = u.plan_name CROSS JOIN ${DEFAULT_LIMIT('$3')}`;
+
 /** `expires_at` moved on by some days from whichever is later: now, or the current expiry. */
 const extended = (days: string): string =>
   `GREATEST(now(), COALESCE(subscription_expires_at, now())) + make_interval(days => ${days})`;
@@ -382,28 +408,30 @@ export class UsersRepository {
 
   /**
    * Adds counted bytes to users' traffic counters (saturating at the bigint maximum) with one
-   * UPDATE over arrays. The rows are locked first, in id order (`lock`): concurrent reports over
-   * the same users then queue up instead of deadlocking, and the UPDATE, whose snapshot starts
-   * after the wait, never has to re-check rows others changed meanwhile. `ids` must be distinct;
-   * call inside a transaction.
+   * UPDATE over arrays, which also takes the rows' locks in id order: the arrays are sorted by id
+   * and the join is made a nested loop over them (hash and merge joins are switched off for the rest
+   * of the transaction), so the UPDATE visits, and locks, the users in the arrays' order. Concurrent
+   * reports over the same users then queue up instead of deadlocking, without a separate locking
+   * pass over the rows. `ids` must be distinct and lower-case; call inside a transaction.
    */
   async addTraffic(ids: string[], bytes: bigint[], defaultBytes: bigint): Promise<TrafficAdded> {
-    const found = new Set(await this.lock(ids));
-    const [row] = await sqlRows<{ overLimit: string[] }>(
+    const order = ids.map((_, i) => i).sort((a, b) => (ids[a] < ids[b] ? -1 : 1));
+    await sqlRows(this.txHost.tx, ORDERED_JOINS);
+    const [row] = await sqlRows<{ updated: number; overLimit: string[] }>(
       this.txHost.tx,
-      `WITH added AS (
-         UPDATE users u
-            SET traffic_used_bytes = LEAST(u.traffic_used_bytes::numeric + v.bytes,
-                                           9223372036854775807)::bigint
-           FROM unnest($1::uuid[], $2::numeric[]) AS v(id, bytes)
-          WHERE u.id = v.id
-         RETURNING u.id, u.traffic_used_bytes, u.traffic_limit_bytes, u.plan_name,
-                   u.subscription_expires_at
-       )
-       SELECT COALESCE(array_agg(u.id) FILTER (WHERE u.traffic_used_bytes >= ${EFFECTIVE_LIMIT}),
-                       '{}') AS "overLimit"
-         FROM added u LEFT JOIN plans p ON p.name = u.plan_name CROSS JOIN ${DEFAULT_LIMIT('$3')}`,
-      [ids, bytes.map(String), defaultBytes.toString()],
+      ADD_TRAFFIC_SQL,
+      [order.map((i) => ids[i]), order.map((i) => bytes[i].toString()), defaultBytes.toString()],
+    );
+    if (row.updated === ids.length) return { overLimit: row.overLimit, missing: [] };
+    // Some ids name no user (rare: a deleted account still connected). The others are locked now.
+    const found = new Set(
+      (
+        await sqlRows<{ id: string }>(
+          this.txHost.tx,
+          `SELECT id FROM users WHERE id = ANY($1::uuid[])`,
+          [ids],
+        )
+      ).map((user) => user.id),
     );
     return { overLimit: row.overLimit, missing: ids.filter((id) => !found.has(id)) };
   }
