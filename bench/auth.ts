@@ -7,7 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { startFixture } from './lib/fixture';
-import { type Figures, measureWithCpu, row, TABLE_HEAD, type Target } from './lib/cpu-load';
+import { alternatingRounds, row, TABLE_HEAD, type Target } from './lib/cpu-load';
 import { BENCH, median } from './lib/load';
 import { loadAverage, peakRssMiB } from './lib/processes';
 
@@ -29,24 +29,15 @@ async function main(): Promise<void> {
         : { cookie: `access_token=${accessToken}` },
     };
     const baseline: Target = { url: `${fixture.baseline.url}/users/me` };
-    const load = { seconds: DURATION_S, connections: CONNECTIONS };
     const linesBefore = logLines(fixture.service.logFile);
 
     if (STATEMENTS) {
       await fixture.sql('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
       await fixture.sql('SELECT pg_stat_statements_reset()');
     }
-    const serviceRounds: Figures[] = [];
-    const baselineRounds: Figures[] = [];
-    for (let round = 0; round < ROUNDS; round++) {
-      const pids = { postmasterPid: fixture.postmasterPid };
-      serviceRounds.push(
-        await measureWithCpu(service, { ...load, ...pids, serverPid: fixture.service.pid }),
-      );
-      baselineRounds.push(
-        await measureWithCpu(baseline, { ...load, ...pids, serverPid: fixture.baseline.pid }),
-      );
-    }
+    const rounds = await alternatingRounds(fixture, () => ({ target: service }), baseline);
+    const serviceRounds = rounds.service;
+    const baselineRounds = rounds.reference;
     const serviceFigures = median(serviceRounds);
     const baselineFigures = median(baselineRounds);
     const logged = logLines(fixture.service.logFile) - linesBefore;

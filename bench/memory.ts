@@ -3,13 +3,9 @@
  * route under load (50 connections each), with 50 staff signing in at once during each route's
  * run. Target: under 250 MB. The service runs as an operator runs it (see lib/fixture.ts).
  */
-import { execFile } from 'node:child_process';
-import { join } from 'node:path';
 import { hashPassword } from '../src/auth/passwords';
-import { writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { SessionTokens } from '../src/nodes/session-token';
 import { SERVICE_SECRETS, startFixture } from './lib/fixture';
+import { freshTokenBodies, seedDemoPlans, seedNodes, subscribe } from './lib/seed';
 import { BENCH, load, type LoadConfig } from './lib/load';
 import { loadAverage, peakRssMiB } from './lib/processes';
 
@@ -31,7 +27,8 @@ async function main(): Promise<void> {
       access_token: string;
       user: { id: string };
     };
-    const nodeIds = await seedNodes(fixture.sql, user.id);
+    const nodeIds = await seedNodes(fixture.sql, 50);
+    await subscribe(fixture.sql, [user.id]);
 
     const routes: [string, Omit<LoadConfig, 'connections' | 'durationS'>][] = [
       ['GET /users/me', { url: `${base}/users/me`, headers: { cookie: `access_token=${token}` } }],
@@ -50,7 +47,7 @@ async function main(): Promise<void> {
             'content-type': 'application/json',
             'x-internal-secret': SERVICE_SECRETS.INTERNAL_SECRET,
           },
-          bodiesFile: freshTokens(user.id, nodeIds[0]),
+          bodiesFile: freshTokenBodies([user.id], nodeIds[0], 50_000),
         },
       ],
     ];
@@ -108,50 +105,6 @@ async function staffLogins(
 }
 
 const staffName = (i: number): string => `staff${String(i + 1).padStart(2, '0')}`;
-
-function seedDemoPlans(env: Record<string, string>): Promise<void> {
-  const main = join(__dirname, '..', 'dist', 'main.js');
-  return new Promise((resolve, reject) => {
-    execFile(
-      process.execPath,
-      [main, '--seed-demo'],
-      { env: { ...process.env, ...env } },
-      (error) => (error ? reject(error) : resolve()),
-    );
-  });
-}
-
-/** 50 online nodes, and a running subscription for `userId` (routing answers subscribers only). */
-async function seedNodes(
-  sql: (text: string, params?: unknown[]) => Promise<Record<string, unknown>[]>,
-  userId: string,
-): Promise<string[]> {
-  const rows = await sql(
-    `INSERT INTO nodes (name, host, ssh_private_key_enc, short_ids, public_key,
-       reality_private_key_enc, sni_domain, status, provision_state)
-     SELECT 'node-' || g, '10.0.0.' || g, 'unused', ARRAY['0123abcd'], 'public-key-' || g,
-            'unused', 'www.example.com', 'online', 'ready'
-       FROM generate_series(1, 50) g RETURNING id`,
-  );
-  await sql(
-    `UPDATE users SET plan_name = 'monthly', subscription_expires_at = now() + interval '30 days'
-      WHERE id = $1`,
-    [userId],
-  );
-  return rows.map((row) => String(row.id));
-}
-
-/** Request bodies for POST /internal/validate, each with a token never validated before. */
-function freshTokens(userId: string, nodeId: string): string {
-  const tokens = new SessionTokens(SERVICE_SECRETS.PROXY_TOKEN_SECRET);
-  const expiresAt = Math.floor(Date.now() / 1000) + 3600;
-  const lines = Array.from({ length: 50_000 }, () =>
-    JSON.stringify({ token: tokens.issue(userId, nodeId, expiresAt), node_id: nodeId }),
-  );
-  const file = join(tmpdir(), `bench-memory-validate-${process.pid}.jsonl`);
-  writeFileSync(file, lines.join('\n'));
-  return file;
-}
 
 /** 2,000 players with three finished rounds each, and the staff accounts. */
 async function seedPlayersAndStaff(

@@ -2,12 +2,16 @@
  * Load (see load.ts) with the CPU that the server and PostgreSQL spent per answered request
  * meanwhile, read from /proc.
  */
-import { figuresOf, load, type Figures as LoadFigures } from './load';
+import type { Fixture } from './fixture';
+import { BENCH, figuresOf, load, type Figures as LoadFigures } from './load';
 import { processCpuUs, serverTreeCpuUs } from './processes';
 
 export interface Target {
   url: string;
+  method?: 'GET' | 'POST';
   headers?: Record<string, string>;
+  /** One JSON body per line; each request sends the next. */
+  bodiesFile?: string;
 }
 
 export interface Figures extends LoadFigures {
@@ -16,13 +20,22 @@ export interface Figures extends LoadFigures {
   postgresCpuUs: number;
 }
 
-/** A 2 s warm-up (JIT, connection pools) and then `seconds` of load at `connections`. */
+/**
+ * A 2 s warm-up (JIT, connection pools) and then `seconds` of load at `connections`. The warm-up
+ * sends `warmUp` when given: bodies that may be used once (one-time tokens) need a file of their own.
+ */
 export async function measureWithCpu(
   target: Target,
-  options: { seconds: number; connections: number; serverPid: number; postmasterPid: number },
+  options: {
+    seconds: number;
+    connections: number;
+    serverPid: number;
+    postmasterPid: number;
+    warmUp?: Target;
+  },
 ): Promise<Figures> {
   const config = { ...target, connections: options.connections };
-  await load({ ...config, durationS: 2 });
+  await load({ ...(options.warmUp ?? target), connections: options.connections, durationS: 2 });
   const server = processCpuUs(options.serverPid);
   const postgres = serverTreeCpuUs(options.postmasterPid);
   const result = await load({ ...config, durationS: options.seconds });
@@ -32,6 +45,38 @@ export async function measureWithCpu(
     serverCpuUs: (processCpuUs(options.serverPid) - server) / requests,
     postgresCpuUs: (serverTreeCpuUs(options.postmasterPid) - postgres) / requests,
   };
+}
+
+/** What one round of the service sends: its target and, when bodies are single-use, its warm-up. */
+export interface ServiceRound {
+  target: Target;
+  warmUp?: Target;
+}
+
+/**
+ * BENCH_ROUNDS rounds of the service (`round()` gives each round's target) and of the reference
+ * (`reference`), alternating, BENCH_DURATION_S each at BENCH_CONNECTIONS, with CPU per request.
+ */
+export async function alternatingRounds(
+  fixture: Fixture,
+  round: () => ServiceRound,
+  reference: Target,
+): Promise<{ service: Figures[]; reference: Figures[] }> {
+  const options = {
+    seconds: BENCH.durationS,
+    connections: BENCH.connections,
+    postmasterPid: fixture.postmasterPid,
+  };
+  const service: Figures[] = [];
+  const baseline: Figures[] = [];
+  for (let i = 0; i < BENCH.rounds; i++) {
+    const { target, warmUp } = round();
+    service.push(
+      await measureWithCpu(target, { ...options, warmUp, serverPid: fixture.service.pid }),
+    );
+    baseline.push(await measureWithCpu(reference, { ...options, serverPid: fixture.baseline.pid }));
+  }
+  return { service, reference: baseline };
 }
 
 export function row(name: string, figures: Figures): string {

@@ -1,4 +1,4 @@
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -42,12 +42,6 @@ export function load(config: LoadConfig): Promise<autocannon.Result> {
   });
 }
 
-/** A 2 s warm-up (JIT, pools), then the measured run. */
-export async function measure(config: LoadConfig, warmUp = true): Promise<Figures> {
-  if (warmUp) await load({ ...config, durationS: 2 });
-  return figuresOf(await load(config));
-}
-
 /** The figures of one autocannon run. */
 export function figuresOf(result: autocannon.Result): Figures {
   return {
@@ -62,30 +56,6 @@ export function figuresOf(result: autocannon.Result): Figures {
 /** The round with the median throughput. */
 export function median<T extends { rps: number }>(rounds: T[]): T {
   return [...rounds].sort((a, b) => a.rps - b.rps)[Math.floor(rounds.length / 2)];
-}
-
-/**
- * Starts the reference server (`bench/reference/baseline-b.mjs`, or BASELINE_B) on a scratch
- * database of the same PostgreSQL server; resolves once it listens.
- */
-export function startBaselineB(
-  databaseUrl: string,
-  port: number,
-): Promise<{ url: string; stop(): void }> {
-  const script = process.env.BASELINE_B ?? join(__dirname, '..', 'reference', 'baseline-b.mjs');
-  const child: ChildProcess = spawn(process.execPath, [script], {
-    cwd: join(__dirname, '..', '..'),
-    env: { ...process.env, DATABASE_URL: databaseUrl, PORT: String(port) },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  return new Promise((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`baseline-b exited with ${String(code)}`)));
-    child.stdout!.on('data', (chunk: Buffer) => {
-      if (chunk.toString().includes('listening')) {
-        resolve({ url: `http://127.0.0.1:${port}/`, stop: () => child.kill('SIGTERM') });
-      }
-    });
-  });
 }
 
 /** A free loopback port. */
@@ -106,18 +76,6 @@ export function silenceStdout(): void {
   const fs = require('node:fs') as typeof import('node:fs');
   fs.closeSync(1);
   fs.openSync('/dev/null', 'w'); // takes descriptor 1, the lowest free one
-}
-
-/** The service beside the reference server: the table and the per-round figures of a report. */
-export function comparisonLines(serviceRounds: Figures[], baselineRounds: Figures[]): string[] {
-  const [service, base] = [median(serviceRounds), median(baselineRounds)];
-  return [
-    '| server | requests/s | p50 ms | p99 ms | errors |',
-    '|---|---|---|---|---|',
-    `| service | ${service.rps.toFixed(0)} | ${service.p50} | ${service.p99} | ${service.errors} |`,
-    `| baseline-b (node:http + pg) | ${base.rps.toFixed(0)} | ${base.p50} | ${base.p99} | ${base.errors} |`,
-    `rounds (service / baseline req/s): ${serviceRounds.map((s, i) => `${s.rps.toFixed(0)}/${baselineRounds[i].rps.toFixed(0)}`).join(', ')}`,
-  ];
 }
 
 /** The load every benchmark applies, from its BENCH_* settings (the README lists them). */

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { type KeysetCursor, keysetSql, positional } from '../common/pagination';
-import { sqlRows } from '../database/sql';
+import { preparedRows, sqlRows } from '../database/sql';
 import type { NodeStatus, ProvisionState } from './entities/node.entity';
 
 /** A node as the service works with it; the sealed secrets are not part of it. */
@@ -319,8 +319,10 @@ export class NodesRepository {
    * client may use: online and provisioned.
    */
   async routing(userId: string): Promise<{ active: boolean; nodes: RoutingNode[] }> {
-    const rows = await sqlRows<RoutingNode & { active: boolean | null }>(
+    // Prepared: every client runs it on every connect, and planning it cost more than running it.
+    const rows = await preparedRows<RoutingNode & { active: boolean | null }>(
       this.txHost.tx,
+      'nodes_routing',
       `WITH u AS (
          SELECT COALESCE(subscription_expires_at > now(), false) AS active FROM users WHERE id = $1
        )
