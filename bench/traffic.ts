@@ -1,109 +1,32 @@
 /**
  * `npm run bench:traffic`: POST /api/v1/internal/traffic with 10,000-entry reports, one after
- * another and 50 at once (50 nodes, the same 10,000 users), beside a bare `pg` client running the
- * same `UPDATE … FROM unnest` on the same users in the same run. Entries per second. The service
- * runs in this process as an operator runs it (NODE_ENV=production, LOG_LEVEL=info, its log lines
- * going to /dev/null); the reports are sent from a worker thread, off the service's event loop.
+ * another and 50 at once (50 nodes, the same 10,000 users), on the built service run as an
+ * operator runs it (see lib/fixture.ts), beside a bare `pg` client running the same
+ * `UPDATE … FROM unnest` on the same users in the same run. Entries per second.
  */
 import { randomUUID } from 'node:crypto';
-import { Worker } from 'node:worker_threads';
 import { Client } from 'pg';
-import { DataSource } from 'typeorm';
-import { utils } from 'ssh2';
-import { AuthService } from '../src/auth/auth.service';
-import { NodesService } from '../src/nodes/nodes.service';
-import { startStandaloneApp } from '../scripts/lib/standalone-app';
-import { BENCH, silenceStdout } from './lib/load';
+import { SERVICE_SECRETS, startFixture } from './lib/fixture';
+import { loadAverage } from './lib/processes';
+import { seedAccounts, seedNodes } from './lib/seed';
 
 const ENTRIES = 10_000;
 const SEQUENTIAL = Number(process.env.BENCH_REPORTS ?? 20);
 const CONCURRENT = 50;
-const LOG_LEVEL = BENCH.logLevel;
-
-/** Sends reports from a worker thread: all given at once, each timed, and the whole. */
-class ReportSender {
-  private readonly worker: Worker;
-
-  constructor(url: string, secret: string) {
-    this.worker = new Worker(SENDER, { eval: true, workerData: { url, secret } });
-  }
-
-  send(payloads: string[]): Promise<{ eachMs: number[]; allMs: number }> {
-    return new Promise((resolve, reject) => {
-      const failed = (error: Error): void => reject(error);
-      this.worker.once('error', failed);
-      this.worker.once('message', (answer: { eachMs: number[]; allMs: number; error?: string }) => {
-        this.worker.off('error', failed);
-        if (answer.error) reject(new Error(answer.error));
-        else resolve(answer);
-      });
-      this.worker.postMessage(payloads);
-    });
-  }
-
-  close(): Promise<number> {
-    return this.worker.terminate();
-  }
-}
-
-const SENDER = `
-const { parentPort, workerData } = require('node:worker_threads');
-parentPort.on('message', async (payloads) => {
-  const started = performance.now();
-  try {
-    const eachMs = await Promise.all(payloads.map(async (payload) => {
-      const sent = performance.now();
-      const response = await fetch(workerData.url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-internal-secret': workerData.secret },
-        body: payload,
-      });
-      await response.text();
-      if (response.status !== 200) throw new Error('report answered ' + response.status);
-      return performance.now() - sent;
-    }));
-    parentPort.postMessage({ eachMs, allMs: performance.now() - started });
-  } catch (error) {
-    parentPort.postMessage({ error: String(error) });
-  }
-});
-`;
 
 const median = (values: number[]): number =>
   [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 async function main(): Promise<void> {
-  silenceStdout();
-  const standalone = await startStandaloneApp({
-    logLevel: LOG_LEVEL,
-    postgresFlags: ['-c', 'max_connections=200'],
-  });
-  const bare = new Client({ connectionString: standalone.databaseUrl });
-  let sender: ReportSender | undefined;
+  const loadBefore = loadAverage();
+  const fixture = await startFixture();
+  const bare = new Client({ connectionString: fixture.serviceDatabaseUrl });
   try {
-    const { app, settings } = standalone;
-    await app.listen(0, '127.0.0.1');
-    const url = `${await app.getUrl()}/api/v1/internal/traffic`;
-    const db = app.get(DataSource);
-    const rows = (await db.query(
-      `INSERT INTO users (seed_hash) SELECT md5(g::text) FROM generate_series(1, $1) g RETURNING id`,
-      [ENTRIES],
-    )) as { id: string }[];
-    const ids = rows.map((row) => row.id);
-    const owner = (await app.get(AuthService).createSeedAccount()).user;
-    const sshKey = utils.generateKeyPairSync('ed25519').private;
-    const nodes: string[] = [];
-    for (let i = 0; i < CONCURRENT; i++) {
-      const node = await app.get(NodesService).create(owner.id, {
-        name: `node-${i}`,
-        host: '10.0.0.1',
-        ssh_private_key: sshKey,
-        sni_domain: 'www.example.com',
-      });
-      nodes.push(node.id);
-    }
-    await db.query('ANALYZE users');
+    const ids = await seedAccounts(fixture.sql, ENTRIES);
+    const nodes = await seedNodes(fixture.sql, CONCURRENT);
+    await fixture.sql('ANALYZE users');
 
+    const url = `${fixture.service.url}/internal/traffic`;
     const body = (node: string, shift: number): string =>
       JSON.stringify({
         node_id: node,
@@ -114,12 +37,29 @@ async function main(): Promise<void> {
           bytes_down: 50_000 + i,
         })),
       });
-    // The node's side, on a thread of its own so that sending 1 MB bodies never runs on the
-    // service's event loop (a proxy sends from another machine).
-    const reports = new ReportSender(url, settings.internalSecret);
-    sender = reports;
-    const post = async (payload: string): Promise<number> =>
-      (await reports.send([payload])).eachMs[0];
+    /** Sends the reports at once; the time each took, and the whole. */
+    const send = async (payloads: string[]): Promise<{ eachMs: number[]; allMs: number }> => {
+      const started = performance.now();
+      const eachMs = await Promise.all(
+        payloads.map(async (payload) => {
+          const sent = performance.now();
+          const response = await fetch(url, {
+            method: 'POST',
+            headers: {
+              'content-type': 'application/json',
+              'x-internal-secret': SERVICE_SECRETS.INTERNAL_SECRET,
+            },
+            body: payload,
+          });
+          const answer = await response.text();
+          if (response.status !== 200)
+            throw new Error(`report answered ${response.status}: ${answer}`);
+          return performance.now() - sent;
+        }),
+      );
+      return { eachMs, allMs: performance.now() - started };
+    };
+    const post = async (payload: string): Promise<number> => (await send([payload])).eachMs[0];
 
     // Warm-up: JIT, pools, the users' pages in cache.
     for (let i = 0; i < 3; i++) await post(body(nodes[0], i));
@@ -143,33 +83,35 @@ async function main(): Promise<void> {
     const serviceMs: number[] = [];
     const bareMs: number[] = [];
     for (let i = 0; i < SEQUENTIAL; i++) {
+      // Each body is built before its clock starts, as a node would have it ready.
       const payload = body(nodes[i % nodes.length], i * 7);
       serviceMs.push(await post(payload));
       bareMs.push(await bareOnce(i * 7));
     }
     const payloads = nodes.map((node, n) => body(node, n * 200));
-    const concurrentMs = (await reports.send(payloads)).allMs;
+    const concurrentMs = (await send(payloads)).allMs;
 
     const service = median(serviceMs);
     const bareMedian = median(bareMs);
     const rate = (ms: number): string => ((ENTRIES / ms) * 1000).toFixed(0);
-    process.stderr.write(
+    process.stdout.write(
       [
         '',
-        `POST /api/v1/internal/traffic, ${ENTRIES}-entry reports, service LOG_LEVEL=${LOG_LEVEL}; median of ${SEQUENTIAL} alternating runs`,
+        `POST /api/v1/internal/traffic, ${ENTRIES}-entry reports; median of ${SEQUENTIAL} alternating runs`,
+        'service: node dist/main.js, NODE_ENV=production, default LOG_LEVEL',
         '| path | ms per report | entries/s |',
         '|---|---|---|',
         `| service, one report at a time (HTTP, validation, transaction) | ${service.toFixed(1)} | ${rate(service)} |`,
         `| bare pg: the same UPDATE … FROM unnest in a transaction | ${bareMedian.toFixed(1)} | ${rate(bareMedian)} |`,
         `| service, ${CONCURRENT} reports at once from ${CONCURRENT} nodes (same users) | ${(concurrentMs / CONCURRENT).toFixed(1)} (all: ${concurrentMs.toFixed(0)}) | ${((CONCURRENT * ENTRIES * 1000) / concurrentMs).toFixed(0)} |`,
         `service / bare: ${((bareMedian / service) * 100).toFixed(0)}% (target ≥ 70%); one report ${service.toFixed(0)} ms (target ≤ 100 ms, ≥ 100,000 entries/s)`,
+        `load average before: ${loadBefore}; after: ${loadAverage()} (2 cores)`,
         '',
       ].join('\n'),
     );
   } finally {
-    await sender?.close();
     await bare.end().catch(() => undefined);
-    await standalone.close();
+    await fixture.close();
   }
 }
 

@@ -70,19 +70,9 @@ export async function freePort(): Promise<number> {
   });
 }
 
-/** Sends the service's own logs (fd 1) to /dev/null; figures are printed on stderr. */
-export function silenceStdout(): void {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const fs = require('node:fs') as typeof import('node:fs');
-  fs.closeSync(1);
-  fs.openSync('/dev/null', 'w'); // takes descriptor 1, the lowest free one
-}
-
 /** The load every benchmark applies, from its BENCH_* settings (the README lists them). */
 export const BENCH = {
   durationS: Number(process.env.BENCH_DURATION_S ?? 10),
   connections: Number(process.env.BENCH_CONNECTIONS ?? 50),
   rounds: Number(process.env.BENCH_ROUNDS ?? 3),
-  /** The service's LOG_LEVEL: an operator's default, one request line each. */
-  logLevel: process.env.BENCH_LOG_LEVEL ?? 'info',
 };
