@@ -1,4 +1,7 @@
 import { createHash, createHmac } from 'node:crypto';
+import jwt from 'jsonwebtoken';
+import { accessTokenKey } from '../src/auth/sessions.service';
+import { UsersRepository } from '../src/users/users.repository';
 import { UsersService } from '../src/users/users.service';
 import { AuthService } from '../src/auth/auth.service';
 import { startTestApp, TRUSTED_ORIGIN, type TestApp } from './harness/app';
@@ -103,6 +106,40 @@ describe('accounts and sessions', () => {
       traffic: { limit_bytes: 107374182400, used_bytes: 0 },
       created_at: expect.any(String),
     });
+  });
+
+  it('requests at once share session reads, and each still gets its own answer', async () => {
+    const users = await Promise.all(Array.from({ length: 8 }, () => newUser(t, 'seed')));
+    const signedOut = await newUser(t, 'seed');
+    await t.http().post('/api/v1/auth/logout').set(signedOut.bearer).expect(204);
+    // Correctly signed, but naming one user's session and another user.
+    const crossed = jwt.sign(
+      { sub: users[1].user.id, sid: users[0].session.sessionId, role: null },
+      accessTokenKey(t.settings),
+      { algorithm: 'HS256', expiresIn: 600 },
+    );
+    const callers = [
+      ...users.flatMap((u) => Array.from({ length: 4 }, () => ({ u, bearer: u.bearer }))),
+      ...Array.from({ length: 4 }, () => ({ u: null, bearer: signedOut.bearer })),
+      ...Array.from({ length: 4 }, () => ({
+        u: null,
+        bearer: { Authorization: `Bearer ${crossed}` },
+      })),
+    ];
+    const reads = jest.spyOn(t.app.get(UsersRepository), 'findBySessions');
+    try {
+      const answers = await Promise.all(
+        callers.map(({ bearer }) => t.http().get('/api/v1/users/me').set(bearer)),
+      );
+      expect(answers.map((answer) => [answer.status, answer.body.id ?? answer.body.code])).toEqual(
+        callers.map(({ u }) => (u ? [200, u.user.id] : [401, 'UNAUTHENTICATED'])),
+      );
+      const keysRead = reads.mock.calls.reduce((sum, [keys]) => sum + keys.length, 0);
+      expect(keysRead).toBe(callers.length);
+      expect(reads.mock.calls.length).toBeLessThan(callers.length);
+    } finally {
+      reads.mockRestore();
+    }
   });
 
   it('refresh rotates; presenting the old token revokes every session of the user', async () => {

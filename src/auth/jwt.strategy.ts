@@ -3,14 +3,21 @@ import { PassportStrategy } from '@nestjs/passport';
 import type { Request } from 'express';
 import { ExtractJwt, Strategy } from 'passport-jwt';
 import type { AuthUser } from '../common/auth/auth-user';
+import { BatchQueue } from '../common/batch-queue';
 import { ACCESS_COOKIE } from '../common/auth/cookies';
 import { AppError } from '../common/errors';
+import { CANONICAL_UUID } from '../common/uuid';
 import { type Settings } from '../config/settings';
 import { SETTINGS } from '../config/settings.module';
-import { UsersRepository } from '../users/users.repository';
+import { type SessionKey, type UserWithDefaults, UsersRepository } from '../users/users.repository';
 import { type AccessClaims, accessTokenKey } from './sessions.service';
 
 const fromBearer = ExtractJwt.fromAuthHeaderAsBearerToken();
+
+/** Sessions read in one statement at most (the ids go in one array parameter). */
+const LOOKUP_BATCH = 500;
+/** Requests waiting for their session to be read, at most; more are answered 503 at once. */
+const LOOKUP_WAITING = 20_000;
 
 /**
  * The `Authorization` header when there is one, else the access cookie. A header that holds no
@@ -29,10 +36,13 @@ const accessToken = (request: Request): string | null => {
  */
 @Injectable()
 export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
-  constructor(
-    @Inject(SETTINGS) settings: Settings,
-    private readonly users: UsersRepository,
-  ) {
+  /**
+   * Every signed-in request reads its session and caller; requests that arrive while a read is
+   * running share the next one, so a busy service makes one round trip per batch, not per request.
+   */
+  private readonly sessions: BatchQueue<SessionKey, UserWithDefaults | null>;
+
+  constructor(@Inject(SETTINGS) settings: Settings, users: UsersRepository) {
     super({
       jwtFromRequest: accessToken,
       // passport-jwt hands the key to jsonwebtoken, which takes a KeyObject; its typings predate that.
@@ -40,13 +50,26 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
       algorithms: ['HS256'],
       ignoreExpiration: false,
     });
+    this.sessions = new BatchQueue(
+      async (keys) =>
+        (await users.findBySessions(keys)).map((value) => ({ status: 'fulfilled', value })),
+      () => 1,
+      {
+        batch: LOOKUP_BATCH,
+        waiting: LOOKUP_WAITING,
+        full: () =>
+          new AppError('UPSTREAM_UNAVAILABLE', 'too many requests waiting, retry shortly', [], {
+            'Retry-After': '1',
+          }),
+      },
+    );
   }
 
   async validate(claims: AccessClaims): Promise<AuthUser> {
-    if (typeof claims.sub !== 'string' || typeof claims.sid !== 'string') {
+    if (!CANONICAL_UUID.test(String(claims.sub)) || !CANONICAL_UUID.test(String(claims.sid))) {
       throw new AppError('UNAUTHENTICATED', 'malformed access token');
     }
-    const record = await this.users.findBySession(claims.sid, claims.sub);
+    const record = await this.sessions.submit({ sessionId: claims.sid, userId: claims.sub });
     if (!record) throw new AppError('UNAUTHENTICATED', 'this session was signed out');
     return {
       id: record.user.id,

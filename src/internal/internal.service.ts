@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { Transactional } from '@nestjs-cls/transactional';
 import { AppError } from '../common/errors';
-import { GroupCommit } from '../common/group-commit';
+import { BatchQueue } from '../common/batch-queue';
 import { type Settings } from '../config/settings';
 import { SETTINGS } from '../config/settings.module';
 import { Metrics } from '../metrics/metrics.service';
@@ -137,7 +137,7 @@ export class InternalService {
     private readonly metrics: Metrics,
   ) {}
 
-  private readonly writer = new GroupCommit<TrafficReport, ReportOutcome>(
+  private readonly writer = new BatchQueue<TrafficReport, ReportOutcome>(
     (reports) => this.applyAll(reports),
     (report) => report.userIds.length,
     {

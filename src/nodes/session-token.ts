@@ -1,8 +1,8 @@
 import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
+import { CANONICAL_UUID as UUID } from '../common/uuid';
 
 /** Marks a routing session token; an access JWT (`eyJ…`) can never start with it. */
 const PREFIX = 'vst1.';
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const EXPIRY = /^[1-9]\d{0,11}$/;
 
 export interface SessionTokenClaims {

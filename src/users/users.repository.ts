@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
-import type { Repository } from 'typeorm';
+import { DataSource, type Repository } from 'typeorm';
 import { isUniqueViolation } from '../database/postgres-errors';
 import { preparedRows, sqlRows } from '../database/sql';
 import { DEFAULT_TRAFFIC_LIMIT_KEY } from '../settings-store/app-settings.repository';
@@ -14,6 +14,12 @@ export interface NewStaff {
   role: Role;
   commissionPercent?: string | null;
   partnerCode?: string | null;
+}
+
+/** The session and user an access token names. */
+export interface SessionKey {
+  sessionId: string;
+  userId: string;
 }
 
 /** A user with the limits that apply to it when it has no override of its own. */
@@ -128,7 +134,10 @@ const extended = (days: string): string =>
  */
 @Injectable()
 export class UsersRepository {
-  constructor(private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>) {}
+  constructor(
+    private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
+    private readonly dataSource: DataSource,
+  ) {}
 
   private get users(): Repository<User> {
     return this.txHost.tx.getRepository(User);
@@ -157,19 +166,26 @@ export class UsersRepository {
   }
 
   /**
-   * What `getWithDefaults` gives, for the user behind an access token, while the token's refresh
-   * session is not revoked; null otherwise. The one statement of authentication: every signed-in
-   * request runs it, so revocation takes effect at once and the route has its caller loaded.
+   * For each access token's session and user: what `getWithDefaults` gives for the user while that
+   * refresh session is the user's and not revoked; null otherwise. One statement for all of them,
+   * outside any transaction: authentication runs it for every signed-in request (concurrent
+   * requests share one, see `JwtStrategy`), so revocation takes effect at once and the route has
+   * its caller loaded. Ids must be lower-case UUIDs.
    */
-  async findBySession(sessionId: string, userId: string): Promise<UserWithDefaults | null> {
+  async findBySessions(keys: SessionKey[]): Promise<(UserWithDefaults | null)[]> {
     const rows = await preparedRows<Record<string, unknown>>(
-      this.txHost.tx,
-      'users_by_session',
-      `SELECT ${WITH_DEFAULTS} FROM refresh_sessions r JOIN users u ON u.id = r.user_id
-        WHERE u.id = $1 AND r.id = $3 AND r.user_id = $1 AND r.revoked_at IS NULL`,
-      [userId, DEFAULT_TRAFFIC_LIMIT_KEY, sessionId],
+      this.dataSource,
+      'users_by_sessions',
+      `SELECT r.id AS refresh_session_id, ${WITH_DEFAULTS}
+         FROM refresh_sessions r JOIN users u ON u.id = r.user_id
+        WHERE r.id = ANY($1::uuid[]) AND r.revoked_at IS NULL`,
+      [[...new Set(keys.map((key) => key.sessionId))], DEFAULT_TRAFFIC_LIMIT_KEY],
     );
-    return rows[0] ? this.withDefaults(rows[0]) : null;
+    const bySession = new Map(rows.map((row) => [row.refresh_session_id as string, row]));
+    return keys.map(({ sessionId, userId }) => {
+      const row = bySession.get(sessionId);
+      return row?.id === userId ? this.withDefaults(row) : null;
+    });
   }
 
   private withDefaults(row: Record<string, unknown>): UserWithDefaults {

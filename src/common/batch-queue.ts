@@ -1,20 +1,23 @@
 /**
- * Hands queued items to `commit` one batch at a time: every item that arrived while the previous
- * batch ran goes into the next one, up to `maxWeight` (one item alone may weigh more). For writes
- * that would otherwise queue on the same row locks, each holding a pool connection while it
- * waits: concurrent callers share one transaction instead.
+ * Hands queued items to `run` one batch at a time: every item that arrived while the previous
+ * batch ran goes into the next one, up to `limits.batch` in weight (one item alone may weigh
+ * more). For a statement that concurrent requests would each run on their own: one statement
+ * serves the whole batch. A write whose callers would otherwise queue on the same row locks, each
+ * holding a pool connection while it waits, shares one transaction; a small read that every
+ * request makes costs one round trip per batch instead of one per request. The first item of an
+ * idle queue starts at once, so batching adds no wait when there is no load.
  *
- * `commit` settles each item of its batch on its own (a result per item, in order); when it
- * throws, every item of that batch fails with that error. What waits is bounded: an item that
- * would take the waiting weight past `limits.waiting` is refused at once with `limits.full()`.
+ * `run` settles each item of its batch on its own (a result per item, in order); when it throws,
+ * every item of that batch fails with that error. What waits is bounded: an item that would take
+ * the waiting weight past `limits.waiting` is refused at once with `limits.full()`.
  */
-export class GroupCommit<T, R> {
+export class BatchQueue<T, R> {
   private readonly queue: Queued<T, R>[] = [];
   private waitingWeight = 0;
   private running = false;
 
   constructor(
-    private readonly commit: (items: T[]) => Promise<PromiseSettledResult<R>[]>,
+    private readonly run: (items: T[]) => Promise<PromiseSettledResult<R>[]>,
     private readonly weigh: (item: T) => number,
     private readonly limits: { batch: number; waiting: number; full: () => unknown },
   ) {}
@@ -44,12 +47,12 @@ export class GroupCommit<T, R> {
         const batch = this.take();
         let results: PromiseSettledResult<R>[];
         try {
-          results = await this.commit(batch.map((queued) => queued.item));
+          results = await this.run(batch.map((queued) => queued.item));
         } catch (error) {
           results = batch.map(() => ({ status: 'rejected', reason: error }));
         }
         if (results.length !== batch.length) {
-          const reason = new Error(`commit settled ${results.length} of ${batch.length} items`);
+          const reason = new Error(`run settled ${results.length} of ${batch.length} items`);
           results = batch.map(() => ({ status: 'rejected', reason }));
         }
         batch.forEach((queued, i) => {

@@ -1,10 +1,10 @@
-import { GroupCommit } from './group-commit';
+import { BatchQueue } from './batch-queue';
 
-describe('GroupCommit', () => {
+describe('BatchQueue', () => {
   /** Records each batch; item 'bad' fails on its own, item 'boom' fails its whole batch. */
   function recorder(batch = 10, waiting = 100) {
     const batches: string[][] = [];
-    const group = new GroupCommit<string, string>(
+    const group = new BatchQueue<string, string>(
       async (items) => {
         batches.push(items);
         await new Promise((resolve) => setTimeout(resolve, 5));
