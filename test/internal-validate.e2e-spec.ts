@@ -1,3 +1,4 @@
+import { InternalRepository } from '../src/internal/internal.repository';
 import { InternalService } from '../src/internal/internal.service';
 import { SessionTokens } from '../src/nodes/session-token';
 import { startTestApp, type TestApp } from './harness/app';
@@ -140,6 +141,54 @@ describe('internal: session tokens validate once', () => {
     const bodies = answers.map((answer) => answer.body as { valid: boolean; reason?: string });
     expect(bodies.filter((body) => body.valid)).toHaveLength(1);
     expect(bodies.filter((body) => body.reason === 'used')).toHaveLength(19);
+  });
+
+  it('validations at once share statements, and each still gets its own answer', async () => {
+    const [fresh, ended, capped] = [
+      await subscribedUser(t),
+      await subscribedUser(t),
+      await subscribedUser(t),
+    ];
+    const endedToken = (await routingTokens(ended)).get(nodeA)!;
+    const cappedToken = (await routingTokens(capped)).get(nodeA)!;
+    await t.dataSource.query(
+      `UPDATE users SET subscription_expires_at = now() - interval '1 second' WHERE id = $1`,
+      [ended.user.id],
+    );
+    await t.dataSource.query(
+      `UPDATE users SET traffic_limit_bytes = 10, traffic_used_bytes = 10 WHERE id = $1`,
+      [capped.user.id],
+    );
+    const freshTokens = await Promise.all(
+      Array.from({ length: 6 }, async () => (await routingTokens(fresh)).get(nodeA)!),
+    );
+    const twice = (await routingTokens(fresh)).get(nodeB)!;
+    const calls = [
+      ...freshTokens.map((token) => ({ token, node: nodeA })),
+      { token: twice, node: nodeB },
+      { token: twice, node: nodeB },
+      { token: endedToken, node: nodeA },
+      { token: cappedToken, node: nodeA },
+    ];
+    const spends = jest.spyOn(t.app.get(InternalRepository), 'spendTokens');
+    try {
+      const answers = await Promise.all(calls.map(({ token, node }) => validate(token, node)));
+      const reasons = answers.map((answer) =>
+        answer.body.valid === true ? 'valid' : (answer.body.reason as string),
+      );
+      // The two validations of one token may come in either order: one valid, one used.
+      expect(reasons.slice(0, 6)).toEqual(Array(6).fill('valid'));
+      expect(reasons.slice(6, 8).sort()).toEqual(['used', 'valid']);
+      expect(reasons.slice(8)).toEqual(['no_subscription', 'traffic_exceeded']);
+      const valid = answers.filter((answer) => answer.body.valid === true);
+      expect(valid.every((answer) => answer.body.user_id === fresh.user.id)).toBe(true);
+      expect(spends.mock.calls.reduce((sum, [tokens]) => sum + tokens.length, 0)).toBe(
+        calls.length,
+      );
+      expect(spends.mock.calls.length).toBeLessThan(calls.length);
+    } finally {
+      spends.mockRestore();
+    }
   });
 
   it('spent ids are forgotten once their tokens have expired, not before', async () => {

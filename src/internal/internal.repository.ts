@@ -1,8 +1,22 @@
 import { Injectable } from '@nestjs/common';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
+import { DataSource } from 'typeorm';
 import { preparedRows, sqlRows } from '../database/sql';
 import { type TrafficStanding, trafficStandingsSql } from '../users/users.repository';
+
+/** A session token's claims that spending it needs. */
+export interface SpendableToken {
+  jti: string;
+  /** Unix seconds. */
+  expiresAtS: number;
+  userId: string;
+}
+
+export interface SpentToken {
+  spent: boolean;
+  standing: TrafficStanding | null;
+}
 
 /**
  * Every query on `used_session_tokens`, `traffic_reports` and `node_traffic_days`. Spending a token
@@ -10,31 +24,51 @@ import { type TrafficStanding, trafficStandingsSql } from '../users/users.reposi
  */
 @Injectable()
 export class InternalRepository {
-  constructor(private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>) {}
+  constructor(
+    private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
+    private readonly dataSource: DataSource,
+  ) {}
 
   /**
-   * Spends a session token and reads its user's traffic standing, in one statement (every proxy
-   * connect runs it). `spent` is true for the one call that recorded the token's id (the primary
-   * key decides between concurrent calls), false when it was spent before; `standing` is null
-   * when the user does not exist.
+   * Spends session tokens and reads their users' traffic standings, in one statement outside any
+   * transaction (every proxy connect runs it; concurrent validations share one, see
+   * `InternalService`). Per token, in order: `spent` is true for the one call that recorded the
+   * token's id (the primary key decides between concurrent statements; a token named twice in
+   * `tokens` is spent by its first entry), false when it was spent before; `standing` is null when
+   * the user does not exist. Ids must be lower-case UUIDs.
    */
-  async spendToken(
-    token: { jti: string; expiresAtS: number; userId: string },
-    defaultLimitBytes: bigint,
-  ): Promise<{ spent: boolean; standing: TrafficStanding | null }> {
-    const [row] = await preparedRows<TrafficStanding & { spent: boolean }>(
-      this.txHost.tx,
-      'spend_session_token',
+  async spendTokens(tokens: SpendableToken[], defaultLimitBytes: bigint): Promise<SpentToken[]> {
+    const first = new Map<string, SpendableToken>();
+    for (const token of tokens) if (!first.has(token.jti)) first.set(token.jti, token);
+    const once = [...first.values()];
+    const rows = await preparedRows<TrafficStanding & { spent: string[] }>(
+      this.dataSource,
+      'spend_session_tokens',
       `WITH spent AS (
-         INSERT INTO used_session_tokens (jti, expires_at) VALUES ($1, to_timestamp($2))
+         INSERT INTO used_session_tokens (jti, expires_at)
+         SELECT t.jti, to_timestamp(t.expires_s)
+           FROM unnest($1::uuid[], $2::float8[]) AS t(jti, expires_s)
          ON CONFLICT (jti) DO NOTHING RETURNING jti
        )
-       SELECT EXISTS (SELECT 1 FROM spent) AS spent, s.*
-         FROM (SELECT 1) AS one LEFT JOIN (${trafficStandingsSql('ARRAY[$3]', '$4')}) s ON true`,
-      [token.jti, token.expiresAtS, token.userId, defaultLimitBytes.toString()],
+       SELECT sp.spent, s.*
+         FROM (SELECT COALESCE(array_agg(jti::text), '{}') AS spent FROM spent) sp
+         LEFT JOIN (${trafficStandingsSql('$3', '$4')}) s ON true`,
+      [
+        once.map((token) => token.jti),
+        once.map((token) => token.expiresAtS),
+        [...new Set(once.map((token) => token.userId))],
+        defaultLimitBytes.toString(),
+      ],
     );
-    const { spent, ...standing } = row;
-    return { spent, standing: standing.id === null ? null : standing };
+    const spent = new Set(rows[0].spent);
+    const standings = new Map<string, TrafficStanding>();
+    for (const { spent: _, ...standing } of rows) {
+      if (standing.id !== null) standings.set(standing.id, standing);
+    }
+    return tokens.map((token) => ({
+      spent: first.get(token.jti) === token && spent.has(token.jti),
+      standing: standings.get(token.userId) ?? null,
+    }));
   }
 
   /** Forgets up to `batch` spent ids whose tokens have expired (they can no longer validate). */

@@ -11,7 +11,12 @@ import { NodesRepository } from '../nodes/nodes.repository';
 import { SessionTokens } from '../nodes/session-token';
 import { type TrafficStanding, UsersRepository } from '../users/users.repository';
 import type { InvalidReason } from './dto/internal.dto';
-import { InternalRepository, type NodeDay } from './internal.repository';
+import {
+  InternalRepository,
+  type NodeDay,
+  type SpendableToken,
+  type SpentToken,
+} from './internal.repository';
 import type { TrafficReport } from './traffic-report.pipe';
 
 export type Validation =
@@ -34,6 +39,11 @@ const BATCH_ENTRIES = 50_000;
  * cannot make the queue, and the process, grow without end.
  */
 export const WAITING_ENTRIES = 1_000_000;
+
+/** Tokens spent in one statement at most. */
+const SPEND_BATCH = 500;
+/** Validations waiting for their token to be spent, at most; more are answered 503 at once. */
+const SPEND_WAITING = 20_000;
 
 const NOT_APPLIED: ReportOutcome = {
   applied: false,
@@ -155,6 +165,27 @@ export class InternalService {
     },
   );
 
+  /**
+   * Validations that arrive while a batch of tokens is being spent share the next statement: one
+   * round trip and one commit per batch instead of one per proxy connect.
+   */
+  private readonly spender = new BatchQueue<SpendableToken, SpentToken>(
+    async (tokens) =>
+      (await this.internal.spendTokens(tokens, this.defaultLimit())).map((value) => ({
+        status: 'fulfilled',
+        value,
+      })),
+    () => 1,
+    {
+      batch: SPEND_BATCH,
+      waiting: SPEND_WAITING,
+      full: () =>
+        new AppError('UPSTREAM_UNAVAILABLE', 'too many validations waiting, retry shortly', [], {
+          'Retry-After': '1',
+        }),
+    },
+  );
+
   /** The first reason that applies, in the contract's order; a valid token is spent. */
   async validate(token: string, nodeId: string): Promise<Validation> {
     const validation = await this.check(token, nodeId);
@@ -167,10 +198,11 @@ export class InternalService {
     if (!claims) return { valid: false, reason: 'bad_token' };
     if (claims.expiresAt * 1000 <= Date.now()) return { valid: false, reason: 'expired' };
     if (claims.nodeId !== nodeId.toLowerCase()) return { valid: false, reason: 'wrong_node' };
-    const { spent, standing } = await this.internal.spendToken(
-      { jti: claims.jti, expiresAtS: claims.expiresAt, userId: claims.userId },
-      this.defaultLimit(),
-    );
+    const { spent, standing } = await this.spender.submit({
+      jti: claims.jti,
+      expiresAtS: claims.expiresAt,
+      userId: claims.userId,
+    });
     if (!spent) return { valid: false, reason: 'used' };
     if (!standing?.active) return { valid: false, reason: 'no_subscription' };
     if (isOver(standing)) return { valid: false, reason: 'traffic_exceeded' };
