@@ -1,3 +1,4 @@
+import { NodesRepository } from '../src/nodes/nodes.repository';
 import { SessionTokens } from '../src/nodes/session-token';
 import { startTestApp, type TestApp } from './harness/app';
 import { newUser, type TestUser } from './harness/factories';
@@ -233,6 +234,34 @@ describe('nodes: registry and routing', () => {
     expect(again.session_token).not.toBe(entry.session_token);
     // An access JWT is never mistaken for a session token, nor the other way round.
     expect(t.app.get(SessionTokens).verify(user.session.accessToken)).toBeNull();
+  });
+
+  it('routing requests at once share reads, and each caller gets its own answer and tokens', async () => {
+    await makeUsable((await createNode(t, owner)).id);
+    const subscribers = await Promise.all(Array.from({ length: 6 }, () => subscribedUser(t)));
+    const unsubscribed = await newUser(t, 'seed');
+    const callers = [...subscribers, unsubscribed, ...subscribers, unsubscribed];
+    const reads = jest.spyOn(t.app.get(NodesRepository), 'routing');
+    try {
+      const answers = await Promise.all(
+        callers.map((caller) => t.http().get('/api/v1/nodes/routing').set(caller.bearer)),
+      );
+      expect(answers.map((answer) => answer.status)).toEqual(
+        callers.map((caller) => (caller === unsubscribed ? 402 : 200)),
+      );
+      const tokens = t.app.get(SessionTokens);
+      answers.forEach((answer, i) => {
+        if (answer.status !== 200) return;
+        const entries = answer.body as { session_token: string }[];
+        expect(entries.length).toBeGreaterThan(0);
+        for (const entry of entries) {
+          expect(tokens.verify(entry.session_token)?.userId).toBe(callers[i].user.id);
+        }
+      });
+      expect(reads.mock.calls.length).toBeLessThan(callers.length);
+    } finally {
+      reads.mockRestore();
+    }
   });
 
   it('issuing tokens for many nodes writes no rows', async () => {

@@ -3,7 +3,7 @@ import { PassportStrategy } from '@nestjs/passport';
 import type { Request } from 'express';
 import { ExtractJwt, Strategy } from 'passport-jwt';
 import type { AuthUser } from '../common/auth/auth-user';
-import { BatchQueue } from '../common/batch-queue';
+import { BatchQueue, refuseWhenFull } from '../common/batch-queue';
 import { ACCESS_COOKIE } from '../common/auth/cookies';
 import { AppError } from '../common/errors';
 import { CANONICAL_UUID } from '../common/uuid';
@@ -57,10 +57,7 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
       {
         batch: LOOKUP_BATCH,
         waiting: LOOKUP_WAITING,
-        full: () =>
-          new AppError('UPSTREAM_UNAVAILABLE', 'too many requests waiting, retry shortly', [], {
-            'Retry-After': '1',
-          }),
+        full: refuseWhenFull('too many requests waiting, retry shortly'),
       },
     );
   }

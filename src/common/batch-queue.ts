@@ -1,3 +1,5 @@
+import { AppError } from './errors';
+
 /**
  * Hands queued items to `run` one batch at a time: every item that arrived while the previous
  * batch ran goes into the next one, up to `limits.batch` in weight (one item alone may weigh
@@ -84,3 +86,12 @@ interface Queued<T, R> {
   resolve: (value: R) => void;
   reject: (reason: unknown) => void;
 }
+
+/**
+ * `limits.full` for a queue in front of the database: 503 `UPSTREAM_UNAVAILABLE` with
+ * `Retry-After`, so that a stalled database cannot make the queue, and the process, grow without end.
+ */
+export const refuseWhenFull =
+  (message: string, retryAfterS = 1): (() => AppError) =>
+  () =>
+    new AppError('UPSTREAM_UNAVAILABLE', message, [], { 'Retry-After': String(retryAfterS) });

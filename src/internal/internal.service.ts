@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { Transactional } from '@nestjs-cls/transactional';
 import { AppError } from '../common/errors';
-import { BatchQueue } from '../common/batch-queue';
+import { BatchQueue, refuseWhenFull } from '../common/batch-queue';
 import { type Settings } from '../config/settings';
 import { SETTINGS } from '../config/settings.module';
 import { Metrics } from '../metrics/metrics.service';
@@ -153,15 +153,7 @@ export class InternalService {
     {
       batch: BATCH_ENTRIES,
       waiting: WAITING_ENTRIES,
-      full: () =>
-        new AppError(
-          'UPSTREAM_UNAVAILABLE',
-          'too many traffic reports waiting, retry shortly',
-          [],
-          {
-            'Retry-After': '5',
-          },
-        ),
+      full: refuseWhenFull('too many traffic reports waiting, retry shortly', 5),
     },
   );
 
@@ -179,10 +171,7 @@ export class InternalService {
     {
       batch: SPEND_BATCH,
       waiting: SPEND_WAITING,
-      full: () =>
-        new AppError('UPSTREAM_UNAVAILABLE', 'too many validations waiting, retry shortly', [], {
-          'Retry-After': '1',
-        }),
+      full: refuseWhenFull('too many validations waiting, retry shortly'),
     },
   );
 

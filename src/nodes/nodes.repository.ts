@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
+import { DataSource } from 'typeorm';
 import { type KeysetCursor, keysetSql, positional } from '../common/pagination';
 import { preparedRows, sqlRows } from '../database/sql';
 import type { NodeStatus, ProvisionState } from './entities/node.entity';
@@ -112,7 +113,10 @@ const NODE = `n.id, n.name, n.host, n.ssh_port AS "sshPort", n.ssh_user AS "sshU
 /** Every query on `nodes`. Deleted nodes are invisible to all of them. */
 @Injectable()
 export class NodesRepository {
-  constructor(private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>) {}
+  constructor(
+    private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
+    private readonly dataSource: DataSource,
+  ) {}
 
   async insert(node: NewNode): Promise<NodeRecord> {
     const [row] = await sqlRows<NodeRecord>(
@@ -315,27 +319,28 @@ export class NodesRepository {
   }
 
   /**
-   * In one round trip: whether the user's subscription runs now, and (only then) the nodes a
-   * client may use: online and provisioned.
+   * In one round trip, for routing requests of these users: which of them have a subscription
+   * running now, and the nodes a client may use (online and provisioned), in name order. Outside
+   * any transaction; concurrent routing requests share one (see `RoutingService`).
    */
-  async routing(userId: string): Promise<{ active: boolean; nodes: RoutingNode[] }> {
+  async routing(userIds: string[]): Promise<{ active: Set<string>; nodes: RoutingNode[] }> {
     // Prepared: every client runs it on every connect, and planning it cost more than running it.
-    const rows = await preparedRows<RoutingNode & { active: boolean | null }>(
-      this.txHost.tx,
+    const rows = await preparedRows<RoutingNode & { active: string[] }>(
+      this.dataSource,
       'nodes_routing',
-      `WITH u AS (
-         SELECT COALESCE(subscription_expires_at > now(), false) AS active FROM users WHERE id = $1
-       )
-       SELECT u.active, n.id, n.name, n.host, n.tunnel_port AS "tunnelPort",
+      `SELECT a.active, n.id, n.name, n.host, n.tunnel_port AS "tunnelPort",
               n.tunnel_protocol AS "tunnelProtocol", n.tunnel_flow AS "tunnelFlow",
               n.short_ids[1] AS "shortId", n.public_key AS "publicKey", n.sni_domain AS "sniDomain"
-         FROM u LEFT JOIN nodes n
-           ON u.active AND n.deleted_at IS NULL AND n.status = 'online'
-          AND n.provision_state = 'ready'
+         FROM (SELECT COALESCE(array_agg(id::text), '{}') AS active FROM users
+                WHERE id = ANY($1::uuid[]) AND subscription_expires_at > now()) a
+         LEFT JOIN nodes n
+           ON n.deleted_at IS NULL AND n.status = 'online' AND n.provision_state = 'ready'
         ORDER BY n.name, n.id`,
-      [userId],
+      [userIds],
     );
-    const active = rows[0]?.active === true;
-    return { active, nodes: active ? rows.filter((row) => row.id !== null) : [] };
+    return {
+      active: new Set(rows[0].active),
+      nodes: rows.filter((row) => row.id !== null).map(({ active: _, ...node }) => node),
+    };
   }
 }

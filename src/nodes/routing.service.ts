@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { BatchQueue, refuseWhenFull } from '../common/batch-queue';
 import { AppError } from '../common/errors';
 import { type Settings } from '../config/settings';
 import { SETTINGS } from '../config/settings.module';
@@ -10,9 +11,35 @@ export interface RoutingEntry {
   sessionToken: string;
 }
 
+/** Routing requests read in one statement at most (the user ids go in one array parameter). */
+const READ_BATCH = 500;
+/** Routing requests waiting for their read, at most; more are answered 503 at once. */
+const READ_WAITING = 20_000;
+
 /** What a subscribed client connects with: every usable node and a one-time token for each. */
 @Injectable()
 export class RoutingService {
+  /**
+   * Every client asks on every connect; requests that arrive while a read runs share the next one
+   * (a read starts after each of its requests arrived, so a deleted node is never offered after
+   * its deletion returned).
+   */
+  private readonly reads = new BatchQueue<string, { active: boolean; nodes: RoutingNode[] }>(
+    async (userIds) => {
+      const { active, nodes } = await this.nodes.routing([...new Set(userIds)]);
+      return userIds.map((id) => ({
+        status: 'fulfilled',
+        value: { active: active.has(id), nodes },
+      }));
+    },
+    () => 1,
+    {
+      batch: READ_BATCH,
+      waiting: READ_WAITING,
+      full: refuseWhenFull('too many requests waiting, retry shortly'),
+    },
+  );
+
   constructor(
     private readonly nodes: NodesRepository,
     @Inject(SessionTokens) private readonly tokens: SessionTokens,
@@ -20,7 +47,7 @@ export class RoutingService {
   ) {}
 
   async routing(userId: string): Promise<RoutingEntry[]> {
-    const { active, nodes } = await this.nodes.routing(userId);
+    const { active, nodes } = await this.reads.submit(userId);
     if (!active) throw new AppError('SUBSCRIPTION_REQUIRED', 'an active subscription is required');
     const expiresAt = Math.floor(Date.now() / 1000) + this.settings.sessionTokenTtlS;
     return nodes.map((node) => ({
