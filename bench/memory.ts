@@ -47,7 +47,7 @@ async function main(): Promise<void> {
             'content-type': 'application/json',
             'x-internal-secret': SERVICE_SECRETS.INTERNAL_SECRET,
           },
-          bodiesFile: freshTokenBodies([user.id], nodeIds[0], 50_000),
+          bodiesFile: freshTokenBodies(fixture.dir, [user.id], nodeIds[0], 50_000),
         },
       ],
     ];

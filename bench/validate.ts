@@ -43,7 +43,7 @@ async function main(): Promise<void> {
       url,
       method: 'POST',
       headers,
-      bodiesFile: freshTokenBodies(userIds, nodeId, seconds * TOKENS_PER_SECOND),
+      bodiesFile: freshTokenBodies(fixture.dir, userIds, nodeId, seconds * TOKENS_PER_SECOND),
     });
     const check = await fetch(url, {
       method: 'POST',
@@ -61,7 +61,7 @@ async function main(): Promise<void> {
     );
     const serviceRounds = rounds.service;
     const baselineRounds = rounds.reference;
-    if (serviceRounds.some((figures) => figures.requests > DURATION_S * TOKENS_PER_SECOND)) {
+    if (serviceRounds.some((figures) => figures.bodiesUsed > DURATION_S * TOKENS_PER_SECOND)) {
       throw new Error('ran out of fresh tokens: raise TOKENS_PER_SECOND');
     }
     const [{ spent }] = await fixture.sql(`SELECT count(*)::int AS spent FROM used_session_tokens`);

@@ -1,3 +1,4 @@
+import { setTimeout as pause } from 'node:timers/promises';
 import { createHash, createHmac } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import { accessTokenKey } from '../src/auth/sessions.service';
@@ -126,7 +127,13 @@ describe('accounts and sessions', () => {
         bearer: { Authorization: `Bearer ${crossed}` },
       })),
     ];
-    const reads = jest.spyOn(t.app.get(UsersRepository), 'findBySessions');
+    // Each read takes a while, as on a busy database, so that requests arrive while one runs.
+    const repository = t.app.get(UsersRepository);
+    const read = repository.findBySessions.bind(repository);
+    const reads = jest.spyOn(repository, 'findBySessions').mockImplementation(async (keys) => {
+      await pause(50);
+      return read(keys);
+    });
     try {
       const answers = await Promise.all(
         callers.map(({ bearer }) => t.http().get('/api/v1/users/me').set(bearer)),

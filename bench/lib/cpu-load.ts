@@ -15,6 +15,8 @@ export interface Target {
 }
 
 export interface Figures extends LoadFigures {
+  /** Request bodies sent from the target's `bodiesFile` (0 without one). */
+  bodiesUsed: number;
   /** CPU microseconds per answered request. */
   serverCpuUs: number;
   postgresCpuUs: number;
@@ -42,6 +44,7 @@ export async function measureWithCpu(
   const requests = Math.max(1, result.requests.total);
   return {
     ...figuresOf(result),
+    bodiesUsed: (result as { bodiesUsed?: number }).bodiesUsed ?? 0,
     serverCpuUs: (processCpuUs(options.serverPid) - server) / requests,
     postgresCpuUs: (serverTreeCpuUs(options.postmasterPid) - postgres) / requests,
   };

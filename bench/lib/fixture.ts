@@ -30,6 +30,8 @@ export interface Server {
 }
 
 export interface Fixture {
+  /** A scratch folder of this run, deleted on close. */
+  dir: string;
   service: Server & { logFile: string; env: Record<string, string> };
   baseline: Server;
   serviceDatabaseUrl: string;
@@ -95,6 +97,8 @@ export async function startFixture(options: { statements?: boolean } = {}): Prom
       DATA_DIR: dir,
       // The staff logins come from many addresses, as they would through a reverse proxy.
       TRUST_PROXY: '1',
+      // One access token serves a whole run, however many rounds it has.
+      ACCESS_TOKEN_TTL_S: String(24 * 3600),
       // As the image runs it (the Dockerfile's ENV lines); BENCH_IMAGE_ENV=0 leaves them out.
       ...(process.env.BENCH_IMAGE_ENV === '0' ? {} : imageEnvironment(ROOT)),
       // BENCH_NODE_OPTIONS: V8 flags to try on the service instead of the image's.
@@ -133,6 +137,7 @@ export async function startFixture(options: { statements?: boolean } = {}): Prom
       }
     };
     return {
+      dir,
       service: { url: serviceUrl, pid: service.pid!, logFile, env: serviceEnv },
       baseline: { url: baselineUrl, pid: baseline.pid! },
       serviceDatabaseUrl,

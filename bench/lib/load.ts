@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type autocannon from 'autocannon';
@@ -23,6 +23,7 @@ export interface Figures {
 }
 
 const scratch = mkdtempSync(join(tmpdir(), 'bench-load-'));
+process.on('exit', () => rmSync(scratch, { recursive: true, force: true }));
 let configs = 0;
 
 /** Runs autocannon in its own process against `config.url`. */

@@ -5,7 +5,6 @@
  */
 import { execFile } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SessionTokens } from '../../src/nodes/session-token';
 import { type Fixture, SERVICE_SECRETS } from './fixture';
@@ -71,12 +70,17 @@ export function freshTokenBody(userId: string, nodeId: string): string {
   return JSON.stringify({ token: sessionTokens.issue(userId, nodeId, expiresAt), node_id: nodeId });
 }
 
-/** A file of `count` such bodies, one per line, for the users in turn. */
-export function freshTokenBodies(userIds: string[], nodeId: string, count: number): string {
+/** A file in `dir` of `count` such bodies, one per line, for the users in turn. */
+export function freshTokenBodies(
+  dir: string,
+  userIds: string[],
+  nodeId: string,
+  count: number,
+): string {
   const lines = Array.from({ length: count }, (_, i) =>
     freshTokenBody(userIds[i % userIds.length], nodeId),
   );
-  const file = join(tmpdir(), `bench-tokens-${process.pid}-${files++}.jsonl`);
+  const file = join(dir, `tokens-${files++}.jsonl`);
   writeFileSync(file, lines.join('\n'));
   return file;
 }

@@ -99,11 +99,16 @@ const WITH_DEFAULTS = `u.*, (SELECT s.value #>> '{}' FROM app_settings s WHERE s
   (SELECT p.traffic_limit_bytes::text FROM plans p WHERE p.name = u.plan_name) AS plan_limit`;
 
 /**
- * For the rest of the transaction, joins are nested loops: a join's rows come in the order of its
- * outer input, so an UPDATE driven by a sorted array locks rows in that order (see `addTraffic`).
+ * For the rest of the transaction, joins are nested loops and tables are read through an index:
+ * an UPDATE driven by a sorted array then visits, and locks, rows in that order (see
+ * `addTraffic`). The outer side of its join is either the array or the primary key's index, both
+ * in id order. Without the scan settings, statistics that call the table tiny (analyzed when it
+ * held one row) let the planner scan the table itself first, in its physical order.
  */
 export const ORDERED_JOINS = `SELECT set_config('enable_hashjoin', 'off', true),
-                              set_config('enable_mergejoin', 'off', true)`;
+                                     set_config('enable_mergejoin', 'off', true),
+                                     set_config('enable_seqscan', 'off', true),
+                                     set_config('enable_bitmapscan', 'off', true)`;
 
 /**
  * Adds `$2` (numeric[]) bytes to the counters of the users `$1` (uuid[]), saturating at the bigint
