@@ -93,6 +93,18 @@ describe('accounts and sessions', () => {
     const res = await t.http().get('/api/v1/users/me').expect(401);
     expect(res.body).toMatchObject({ statusCode: 401, code: 'UNAUTHENTICATED' });
     await t.http().get('/api/v1/users/me').set('Authorization', 'Bearer not.a.jwt').expect(401);
+    // Correctly signed, but its payload is not an object: jsonwebtoken throws on `null`.
+    for (const payload of ['null', '[]', '"x"', '42']) {
+      const signed = `${Buffer.from('{"alg":"HS256","typ":"JWT"}').toString('base64url')}.${Buffer.from(payload).toString('base64url')}`;
+      const mac = createHmac('sha256', accessTokenKey(t.settings))
+        .update(signed)
+        .digest('base64url');
+      const odd = await t
+        .http()
+        .get('/api/v1/users/me')
+        .set('Authorization', `Bearer ${signed}.${mac}`);
+      expect([payload, odd.status, odd.body.code]).toEqual([payload, 401, 'UNAUTHENTICATED']);
+    }
     const me = await newUser(t, 'seed');
     const res2 = await t.http().get('/api/v1/users/me').set('Cookie', me.cookie).expect(200);
     expect(res2.body).toEqual({

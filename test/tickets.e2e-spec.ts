@@ -262,6 +262,9 @@ describe('support tickets', () => {
       ['post', `/admin/tickets/${ticket.id}/messages`, { body: '' }],
       ['post', `/admin/tickets/${ticket.id}/messages`, { body: 'x'.repeat(4001) }],
       ['post', '/tickets/not-a-uuid/messages', { body: 'x' }],
+      // The path's id is throttled on before it is checked: a NUL byte must not reach the database.
+      ['post', '/tickets/%00/messages', { body: 'x' }],
+      ['post', `/tickets/%00${ticket.id}/messages`, { body: 'x' }],
       ['get', '/tickets/123'],
       ['get', '/admin/tickets/not-a-uuid'],
       ['post', '/admin/tickets/not-a-uuid/messages', { body: 'x' }],

@@ -15,20 +15,28 @@ export class JwtAuthGuard extends AuthGuard('jwt') {
     super();
   }
 
-  override canActivate(context: ExecutionContext) {
+  override async canActivate(context: ExecutionContext): Promise<boolean> {
     const isPublic = this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, [
       context.getHandler(),
       context.getClass(),
     ]);
     if (isPublic) return true;
-    return super.canActivate(context);
+    try {
+      return (await super.canActivate(context)) as boolean;
+    } catch (error) {
+      // jsonwebtoken throws, rather than refusing, on some correctly signed payloads (`null`).
+      throw refusal(error);
+    }
   }
 
   override handleRequest<TUser = AuthUser>(error: unknown, user: TUser | false): TUser {
-    // A database that is away is a 503 to retry, not a signed-out session.
-    if (error instanceof AppError || isDatabaseUnavailable(error)) throw error;
-    if (error || !user)
-      throw new AppError('UNAUTHENTICATED', 'missing, expired or revoked session');
+    if (error || !user) throw refusal(error);
     return user;
   }
+}
+
+/** Why a request is not signed in: our own errors and a database that is away (503) as they are. */
+function refusal(error: unknown): unknown {
+  if (error instanceof AppError || isDatabaseUnavailable(error)) return error;
+  return new AppError('UNAUTHENTICATED', 'missing, expired or revoked session');
 }

@@ -10,6 +10,7 @@ import { Reflector } from '@nestjs/core';
 import { type RateLimits } from '../../config/settings';
 import type { AuthenticatedRequest } from '../auth/auth-user';
 import { sha256 } from '../secrets';
+import { CANONICAL_UUID } from '../uuid';
 import { DocumentedGuard } from '../openapi/answers';
 import { RateLimiter } from './rate-limiter';
 
@@ -22,10 +23,10 @@ const TRACKERS = {
     const seed = (request.body as { seed?: unknown } | undefined)?.seed;
     return typeof seed === 'string' ? sha256(seed).toString('base64url') : null;
   },
-  /** The ticket addressed by the path. */
+  /** The ticket addressed by the path; none when the path holds no ticket id (the route's 400). */
   ticket: (request: AuthenticatedRequest) => {
-    const id = (request.params as Record<string, string | undefined>).id;
-    return typeof id === 'string' ? id.toLowerCase().slice(0, 36) : null;
+    const id = (request.params as Record<string, string | undefined>).id?.toLowerCase();
+    return id !== undefined && CANONICAL_UUID.test(id) ? id : null;
   },
 } as const;
 
