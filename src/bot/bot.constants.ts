@@ -23,3 +23,6 @@ export const WEBHOOK_ANSWER_WITHIN_MS = 5_000;
 export const REMINDERS_BATCH = 200;
 /** An `ended` reminder is still sent this many days after the end (not for long-gone accounts). */
 export const ENDED_REMINDER_DAYS = 7;
+
+/** How long an update waits for the bot's own details (`getMe`) when it does not have them yet. */
+export const INIT_WITHIN_MS = 5_000;

@@ -15,7 +15,7 @@ import {
  * handled one is sent back to Telegram, so a restart receives only what was not handled.
  */
 /** grammY types its signal with a polyfill's type; Node's own AbortSignal is what it gets. */
-type ApiSignal = Parameters<Api['getUpdates']>[1];
+export type ApiSignal = Parameters<Api['getUpdates']>[1];
 
 export class Polling {
   private stopping = false;

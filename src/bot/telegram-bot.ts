@@ -15,13 +15,13 @@ import { SETTINGS } from '../config/settings.module';
 import { AdvisoryLocks } from '../database/advisory-lock';
 import { Metrics } from '../metrics/metrics.service';
 import { BotAccountsService } from './bot-accounts.service';
-import { ALLOWED_UPDATES, WEBHOOK_ANSWER_WITHIN_MS } from './bot.constants';
+import { ALLOWED_UPDATES, INIT_WITHIN_MS, WEBHOOK_ANSWER_WITHIN_MS } from './bot.constants';
 import { BuyComposer } from './composers/buy.composer';
 import { LoginComposer } from './composers/login.composer';
 import { PartnerComposer } from './composers/partner.composer';
 import { StartComposer } from './composers/start.composer';
 import { type BotContext, createI18n } from './i18n';
-import { Polling } from './polling';
+import { type ApiSignal, Polling } from './polling';
 
 /** Codes of errors a user can act on, and the text that tells them. */
 const ERROR_TEXT: Partial<Record<string, string>> = {
@@ -75,9 +75,17 @@ export class TelegramBot implements OnApplicationBootstrap, OnModuleDestroy {
     }
   }
 
+  /** Stops polling and lets updates in hand finish, for SHUTDOWN_GRACE_S at most. */
   async onModuleDestroy(): Promise<void> {
     await this.polling?.stop();
-    await Promise.allSettled([...this.inFlight]);
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.allSettled([...this.inFlight]),
+      new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, this.settings.shutdownGraceS * 1000);
+      }),
+    ]);
+    clearTimeout(timer);
   }
 
   /** A webhook update: handled, but answered after WEBHOOK_ANSWER_WITHIN_MS at the latest. */
@@ -100,7 +108,8 @@ export class TelegramBot implements OnApplicationBootstrap, OnModuleDestroy {
     const bot = this.bot;
     if (!bot) return;
     try {
-      if (!bot.isInited()) await bot.init();
+      // grammY retries `getMe` here without end while Telegram is unreachable.
+      if (!bot.isInited()) await bot.init(AbortSignal.timeout(INIT_WITHIN_MS) as ApiSignal);
       await bot.handleUpdate(update);
     } catch (error) {
       // Failed outside the error boundary (before it, or setting the bot up).
@@ -111,7 +120,11 @@ export class TelegramBot implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   private build(bot: Bot<BotContext>): Bot<BotContext> {
-    bot.api.config.use(autoRetry({ maxRetryAttempts: 3, maxDelaySeconds: 30 }));
+    // Network errors fail the call: auto-retry would otherwise retry them, without a limit on
+    // attempts, for as long as Telegram is unreachable.
+    bot.api.config.use(
+      autoRetry({ maxRetryAttempts: 3, maxDelaySeconds: 30, rethrowHttpErrors: true }),
+    );
     bot.use(answerCallbackQueries);
     bot.use(this.i18n);
     bot.use(this.errorBoundary);
