@@ -41,34 +41,42 @@ export class InternalRepository {
     const first = new Map<string, SpendableToken>();
     for (const token of tokens) if (!first.has(token.jti)) first.set(token.jti, token);
     const once = [...first.values()];
-    const rows = await preparedRows<TrafficStanding & { spent: string[] }>(
+    // One row per token of `once`, in its order: whether this statement recorded it, and the
+    // standing of its user (null columns when the user does not exist).
+    const rows = await preparedRows<TrafficStanding & { spent: boolean }>(
       this.dataSource,
       'spend_session_tokens',
-      `WITH spent AS (
+      `WITH t AS (
+         SELECT * FROM unnest($1::uuid[], $2::float8[], $3::uuid[])
+                  WITH ORDINALITY AS t(jti, expires_s, user_id, i)
+       ), spent AS (
          INSERT INTO used_session_tokens (jti, expires_at)
-         SELECT t.jti, to_timestamp(t.expires_s)
-           FROM unnest($1::uuid[], $2::float8[]) AS t(jti, expires_s)
+         SELECT t.jti, to_timestamp(t.expires_s) FROM t
          ON CONFLICT (jti) DO NOTHING RETURNING jti
        )
-       SELECT sp.spent, s.*
-         FROM (SELECT COALESCE(array_agg(jti::text), '{}') AS spent FROM spent) sp
-         LEFT JOIN (${trafficStandingsSql('$3', '$4')}) s ON true`,
+       SELECT sp.jti IS NOT NULL AS spent, s.*
+         FROM t LEFT JOIN spent sp ON sp.jti = t.jti
+         LEFT JOIN (${trafficStandingsSql('$3', '$4')}) s ON s.id = t.user_id
+        ORDER BY t.i`,
       [
         once.map((token) => token.jti),
         once.map((token) => token.expiresAtS),
-        [...new Set(once.map((token) => token.userId))],
+        once.map((token) => token.userId),
         defaultLimitBytes.toString(),
       ],
     );
-    const spent = new Set(rows[0].spent);
-    const standings = new Map<string, TrafficStanding>();
-    for (const { spent: _, ...standing } of rows) {
-      if (standing.id !== null) standings.set(standing.id, standing);
-    }
-    return tokens.map((token) => ({
-      spent: first.get(token.jti) === token && spent.has(token.jti),
-      standing: standings.get(token.userId) ?? null,
-    }));
+    const outcomes = new Map<string, SpentToken>();
+    once.forEach((token, i) => {
+      const { spent, ...standing } = rows[i];
+      outcomes.set(token.jti, { spent, standing: standing.id === null ? null : standing });
+    });
+    return tokens.map((token) => {
+      const outcome = outcomes.get(token.jti)!;
+      // A repeat of a token earlier in the same batch: the earlier one spent it.
+      return first.get(token.jti) === token
+        ? outcome
+        : { spent: false, standing: outcome.standing };
+    });
   }
 
   /** Forgets up to `batch` spent ids whose tokens have expired (they can no longer validate). */
