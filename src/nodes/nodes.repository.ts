@@ -319,28 +319,32 @@ export class NodesRepository {
   }
 
   /**
-   * In one round trip, for routing requests of these users: which of them have a subscription
-   * running now, and the nodes a client may use (online and provisioned), in name order. Outside
-   * any transaction; concurrent routing requests share one (see `RoutingService`).
+   * For routing requests of these users, outside any transaction: which of them have a
+   * subscription running now, and the nodes a client may use (online and provisioned), in name
+   * order. Two statements side by side; concurrent routing requests share them (see
+   * `RoutingService`).
    */
   async routing(userIds: string[]): Promise<{ active: Set<string>; nodes: RoutingNode[] }> {
-    // Prepared: every client runs it on every connect, and planning it cost more than running it.
-    const rows = await preparedRows<RoutingNode & { active: string[] }>(
-      this.dataSource,
-      'nodes_routing',
-      `SELECT a.active, n.id, n.name, n.host, n.tunnel_port AS "tunnelPort",
-              n.tunnel_protocol AS "tunnelProtocol", n.tunnel_flow AS "tunnelFlow",
-              n.short_ids[1] AS "shortId", n.public_key AS "publicKey", n.sni_domain AS "sniDomain"
-         FROM (SELECT COALESCE(array_agg(id::text), '{}') AS active FROM users
-                WHERE id = ANY($1::uuid[]) AND subscription_expires_at > now()) a
-         LEFT JOIN nodes n
-           ON n.deleted_at IS NULL AND n.status = 'online' AND n.provision_state = 'ready'
-        ORDER BY n.name, n.id`,
-      [userIds],
-    );
-    return {
-      active: new Set(rows[0].active),
-      nodes: rows.filter((row) => row.id !== null).map(({ active: _, ...node }) => node),
-    };
+    // Prepared: every client runs them on every connect, and planning cost more than running.
+    const [subscribers, nodes] = await Promise.all([
+      preparedRows<{ id: string }>(
+        this.dataSource,
+        'routing_subscribers',
+        `SELECT id FROM users WHERE id = ANY($1::uuid[]) AND subscription_expires_at > now()`,
+        [userIds],
+      ),
+      preparedRows<RoutingNode>(
+        this.dataSource,
+        'routing_nodes',
+        `SELECT id, name, host, tunnel_port AS "tunnelPort", tunnel_protocol AS "tunnelProtocol",
+                tunnel_flow AS "tunnelFlow", short_ids[1] AS "shortId", public_key AS "publicKey",
+                sni_domain AS "sniDomain"
+           FROM nodes
+          WHERE deleted_at IS NULL AND status = 'online' AND provision_state = 'ready'
+          ORDER BY name, id`,
+        [],
+      ),
+    ]);
+    return { active: new Set(subscribers.map((user) => user.id)), nodes };
   }
 }
