@@ -161,6 +161,21 @@ describe('accounts and sessions', () => {
     }
   });
 
+  it('a session read that fails is a 500 for the requests it served, never a signed-out 401', async () => {
+    const u = await newUser(t, 'seed');
+    const repository = t.app.get(UsersRepository);
+    const reads = jest
+      .spyOn(repository, 'findBySessions')
+      .mockRejectedValueOnce(new Error('a failing statement'));
+    try {
+      const failed = await t.http().get('/api/v1/users/me').set(u.bearer);
+      expect([failed.status, failed.body.code]).toEqual([500, 'INTERNAL']);
+    } finally {
+      reads.mockRestore();
+    }
+    await t.http().get('/api/v1/users/me').set(u.bearer).expect(200);
+  });
+
   it('refresh rotates; presenting the old token revokes every session of the user', async () => {
     const phone = await newUser(t, 'seed');
     const laptop = await t

@@ -63,16 +63,22 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
   }
 
   async validate(claims: AccessClaims): Promise<AuthUser> {
-    if (!CANONICAL_UUID.test(String(claims.sub)) || !CANONICAL_UUID.test(String(claims.sid))) {
+    const { sub, sid } = claims as { sub: unknown; sid: unknown };
+    if (
+      typeof sub !== 'string' ||
+      typeof sid !== 'string' ||
+      !CANONICAL_UUID.test(sub) ||
+      !CANONICAL_UUID.test(sid)
+    ) {
       throw new AppError('UNAUTHENTICATED', 'malformed access token');
     }
-    const record = await this.sessions.submit({ sessionId: claims.sid, userId: claims.sub });
+    const record = await this.sessions.submit({ sessionId: sid, userId: sub });
     if (!record) throw new AppError('UNAUTHENTICATED', 'this session was signed out');
     return {
       id: record.user.id,
       role: record.user.role,
       canManageNodes: record.user.canManageNodes,
-      sessionId: claims.sid,
+      sessionId: sid,
       record,
     };
   }

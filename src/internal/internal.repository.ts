@@ -42,7 +42,9 @@ export class InternalRepository {
     for (const token of tokens) if (!first.has(token.jti)) first.set(token.jti, token);
     const once = [...first.values()];
     // One row per token of `once`, in its order: whether this statement recorded it, and the
-    // standing of its user (null columns when the user does not exist).
+    // standing of its user (null columns when the user does not exist). The ids are inserted in
+    // one order, so two instances spending the same tokens at once wait for each other instead of
+    // deadlocking.
     const rows = await preparedRows<TrafficStanding & { spent: boolean }>(
       this.dataSource,
       'spend_session_tokens',
@@ -51,7 +53,7 @@ export class InternalRepository {
                   WITH ORDINALITY AS t(jti, expires_s, user_id, i)
        ), spent AS (
          INSERT INTO used_session_tokens (jti, expires_at)
-         SELECT t.jti, to_timestamp(t.expires_s) FROM t
+         SELECT t.jti, to_timestamp(t.expires_s) FROM t ORDER BY t.jti
          ON CONFLICT (jti) DO NOTHING RETURNING jti
        )
        SELECT sp.jti IS NOT NULL AS spent, s.*

@@ -24,19 +24,28 @@ export class JwtAuthGuard extends AuthGuard('jwt') {
     try {
       return (await super.canActivate(context)) as boolean;
     } catch (error) {
-      // jsonwebtoken throws, rather than refusing, on some correctly signed payloads (`null`).
-      throw refusal(error);
+      // What the strategy decided passes as it is. Anything else was thrown while reading the
+      // token: jsonwebtoken throws, rather than refusing, on some correctly signed payloads (`null`).
+      if (error instanceof AppError || error instanceof AuthenticationFault) throw error;
+      if (isDatabaseUnavailable(error)) throw error;
+      throw new AppError('UNAUTHENTICATED', 'missing, expired or revoked session');
     }
   }
 
   override handleRequest<TUser = AuthUser>(error: unknown, user: TUser | false): TUser {
-    if (error || !user) throw refusal(error);
+    // Refusals are AppErrors; a database that is away is a 503 to retry, not a signed-out session.
+    if (error instanceof AppError || isDatabaseUnavailable(error)) throw error;
+    // Anything else is a fault (a failing statement, a bug): a 500, never "signed out".
+    if (error) throw new AuthenticationFault(error);
+    if (!user) throw new AppError('UNAUTHENTICATED', 'missing, expired or revoked session');
     return user;
   }
 }
 
-/** Why a request is not signed in: our own errors and a database that is away (503) as they are. */
-function refusal(error: unknown): unknown {
-  if (error instanceof AppError || isDatabaseUnavailable(error)) return error;
-  return new AppError('UNAUTHENTICATED', 'missing, expired or revoked session');
+/** An unexpected error while checking a session; answered 500 and logged with its cause. */
+class AuthenticationFault extends Error {
+  constructor(cause: unknown) {
+    super('authentication failed unexpectedly', { cause });
+    this.name = 'AuthenticationFault';
+  }
 }
