@@ -176,6 +176,17 @@ describe('accounts and sessions', () => {
     await t.http().get('/api/v1/users/me').set(u.bearer).expect(200);
   });
 
+  it('a column added to users by a newer instance does not break sign-in checks already prepared', async () => {
+    const u = await newUser(t, 'seed');
+    for (let i = 0; i < 3; i++) await t.http().get('/api/v1/users/me').set(u.bearer).expect(200);
+    await t.dataSource.query('ALTER TABLE users ADD COLUMN added_by_a_newer_version integer');
+    try {
+      for (let i = 0; i < 3; i++) await t.http().get('/api/v1/users/me').set(u.bearer).expect(200);
+    } finally {
+      await t.dataSource.query('ALTER TABLE users DROP COLUMN added_by_a_newer_version');
+    }
+  });
+
   it('refresh rotates; presenting the old token revokes every session of the user', async () => {
     const phone = await newUser(t, 'seed');
     const laptop = await t

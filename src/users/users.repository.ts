@@ -94,8 +94,13 @@ export interface BuyerLinks {
   partnerPercent: string | null;
 }
 
-/** A user row (`u`) with its fallback limits; `$2` is the default limit's settings key. */
-const WITH_DEFAULTS = `u.*, (SELECT s.value #>> '{}' FROM app_settings s WHERE s.key = $2) AS default_limit,
+/**
+ * A user row (`u`, its `columns`) with its fallback limits; `$2` is the default limit's settings
+ * key. The columns are named rather than `u.*`: a named prepared statement whose result gains a
+ * column (a migration run by a newer instance) fails on every connection that prepared it.
+ */
+const withDefaults = (columns: string): string =>
+  `${columns}, (SELECT s.value #>> '{}' FROM app_settings s WHERE s.key = $2) AS default_limit,
   (SELECT p.traffic_limit_bytes::text FROM plans p WHERE p.name = u.plan_name) AS plan_limit`;
 
 /**
@@ -144,6 +149,19 @@ export class UsersRepository {
     private readonly dataSource: DataSource,
   ) {}
 
+  /** The entity's columns of `u` and its fallback limits, made once. */
+  private get withDefaultsSql(): string {
+    this.userColumns ??= withDefaults(
+      this.dataSource
+        .getMetadata(User)
+        .columns.map((column) => `u."${column.databaseName}"`)
+        .join(', '),
+    );
+    return this.userColumns;
+  }
+
+  private userColumns?: string;
+
   private get users(): Repository<User> {
     return this.txHost.tx.getRepository(User);
   }
@@ -163,7 +181,7 @@ export class UsersRepository {
     const rows = await preparedRows<Record<string, unknown>>(
       this.txHost.tx,
       'users_with_defaults',
-      `SELECT ${WITH_DEFAULTS} FROM users u WHERE u.id = $1`,
+      `SELECT ${this.withDefaultsSql} FROM users u WHERE u.id = $1`,
       [id, DEFAULT_TRAFFIC_LIMIT_KEY],
     );
     if (!rows[0]) throw new NoUserCondition(id);
@@ -181,7 +199,7 @@ export class UsersRepository {
     const rows = await preparedRows<Record<string, unknown>>(
       this.dataSource,
       'users_by_sessions',
-      `SELECT r.id AS refresh_session_id, ${WITH_DEFAULTS}
+      `SELECT r.id AS refresh_session_id, ${this.withDefaultsSql}
          FROM refresh_sessions r JOIN users u ON u.id = r.user_id
         WHERE r.id = ANY($1::uuid[]) AND r.revoked_at IS NULL`,
       [[...new Set(keys.map((key) => key.sessionId))], DEFAULT_TRAFFIC_LIMIT_KEY],
