@@ -1,4 +1,3 @@
-import { setTimeout as pause } from 'node:timers/promises';
 import { createHash, createHmac } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import { accessTokenKey } from '../src/auth/sessions.service';
@@ -6,6 +5,7 @@ import { UsersRepository } from '../src/users/users.repository';
 import { UsersService } from '../src/users/users.service';
 import { AuthService } from '../src/auth/auth.service';
 import { startTestApp, TRUSTED_ORIGIN, type TestApp } from './harness/app';
+import { slowedDown } from './harness/slowed';
 import { newUser, parseSetCookies } from './harness/factories';
 
 const BOT_TOKEN = '123456:TEST-bot-token-for-widget-checks';
@@ -139,13 +139,7 @@ describe('accounts and sessions', () => {
         bearer: { Authorization: `Bearer ${crossed}` },
       })),
     ];
-    // Each read takes a while, as on a busy database, so that requests arrive while one runs.
-    const repository = t.app.get(UsersRepository);
-    const read = repository.findBySessions.bind(repository);
-    const reads = jest.spyOn(repository, 'findBySessions').mockImplementation(async (keys) => {
-      await pause(50);
-      return read(keys);
-    });
+    const reads = slowedDown(t.app.get(UsersRepository), 'findBySessions');
     try {
       const answers = await Promise.all(
         callers.map(({ bearer }) => t.http().get('/api/v1/users/me').set(bearer)),

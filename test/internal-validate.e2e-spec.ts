@@ -1,8 +1,8 @@
-import { setTimeout as pause } from 'node:timers/promises';
 import { InternalRepository } from '../src/internal/internal.repository';
 import { InternalService } from '../src/internal/internal.service';
 import { SessionTokens } from '../src/nodes/session-token';
 import { startTestApp, type TestApp } from './harness/app';
+import { slowedDown } from './harness/slowed';
 import { newUser, type TestUser } from './harness/factories';
 import { createNode, subscribedUser } from './harness/nodes';
 
@@ -171,13 +171,7 @@ describe('internal: session tokens validate once', () => {
       { token: endedToken, node: nodeA },
       { token: cappedToken, node: nodeA },
     ];
-    // Each statement takes a while, as on a busy database, so that validations arrive meanwhile.
-    const internal = t.app.get(InternalRepository);
-    const spend = internal.spendTokens.bind(internal);
-    const spends = jest.spyOn(internal, 'spendTokens').mockImplementation(async (tokens, limit) => {
-      await pause(50);
-      return spend(tokens, limit);
-    });
+    const spends = slowedDown(t.app.get(InternalRepository), 'spendTokens');
     try {
       const answers = await Promise.all(calls.map(({ token, node }) => validate(token, node)));
       const reasons = answers.map((answer) =>

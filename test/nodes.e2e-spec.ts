@@ -1,7 +1,7 @@
-import { setTimeout as pause } from 'node:timers/promises';
 import { NodesRepository } from '../src/nodes/nodes.repository';
 import { SessionTokens } from '../src/nodes/session-token';
 import { startTestApp, type TestApp } from './harness/app';
+import { slowedDown } from './harness/slowed';
 import { newUser, type TestUser } from './harness/factories';
 import { createNode, nodeBody, subscribedUser } from './harness/nodes';
 
@@ -242,13 +242,7 @@ describe('nodes: registry and routing', () => {
     const subscribers = await Promise.all(Array.from({ length: 6 }, () => subscribedUser(t)));
     const unsubscribed = await newUser(t, 'seed');
     const callers = [...subscribers, unsubscribed, ...subscribers, unsubscribed];
-    // Each read takes a while, as on a busy database, so that requests arrive while one runs.
-    const nodes = t.app.get(NodesRepository);
-    const read = nodes.routing.bind(nodes);
-    const reads = jest.spyOn(nodes, 'routing').mockImplementation(async (ids) => {
-      await pause(50);
-      return read(ids);
-    });
+    const reads = slowedDown(t.app.get(NodesRepository), 'routing');
     try {
       const answers = await Promise.all(
         callers.map((caller) => t.http().get('/api/v1/nodes/routing').set(caller.bearer)),

@@ -3,7 +3,7 @@ import { PassportStrategy } from '@nestjs/passport';
 import type { Request } from 'express';
 import { ExtractJwt, Strategy } from 'passport-jwt';
 import type { AuthUser } from '../common/auth/auth-user';
-import { BatchQueue, refuseWhenFull } from '../common/batch-queue';
+import { type BatchQueue, sharedStatement } from '../common/batch-queue';
 import { ACCESS_COOKIE } from '../common/auth/cookies';
 import { AppError } from '../common/errors';
 import { CANONICAL_UUID } from '../common/uuid';
@@ -13,11 +13,6 @@ import { type SessionKey, type UserWithDefaults, UsersRepository } from '../user
 import { type AccessClaims, accessTokenKey } from './sessions.service';
 
 const fromBearer = ExtractJwt.fromAuthHeaderAsBearerToken();
-
-/** Sessions read in one statement at most (the ids go in one array parameter). */
-const LOOKUP_BATCH = 500;
-/** Requests waiting for their session to be read, at most; more are answered 503 at once. */
-const LOOKUP_WAITING = 20_000;
 
 /**
  * The `Authorization` header when there is one, else the access cookie. A header that holds no
@@ -50,15 +45,9 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
       algorithms: ['HS256'],
       ignoreExpiration: false,
     });
-    this.sessions = new BatchQueue(
-      async (keys) =>
-        (await users.findBySessions(keys)).map((value) => ({ status: 'fulfilled', value })),
-      () => 1,
-      {
-        batch: LOOKUP_BATCH,
-        waiting: LOOKUP_WAITING,
-        full: refuseWhenFull('too many requests waiting, retry shortly'),
-      },
+    this.sessions = sharedStatement(
+      (keys) => users.findBySessions(keys),
+      'too many requests waiting, retry shortly',
     );
   }
 

@@ -1,4 +1,4 @@
-import { BatchQueue } from './batch-queue';
+import { BatchQueue, sharedStatement } from './batch-queue';
 
 describe('BatchQueue', () => {
   /** Records each batch; item 'bad' fails on its own, item 'boom' fails its whole batch. */
@@ -60,5 +60,18 @@ describe('BatchQueue', () => {
     await expect(first).resolves.toBe('X');
     expect((await doomed).map((result) => result.status)).toEqual(['rejected', 'rejected']);
     await expect(group.submit('z')).resolves.toBe('Z');
+  });
+
+  it('a shared statement answers each item of a batch from one read', async () => {
+    const reads: number[][] = [];
+    const squares = sharedStatement(async (items: number[]) => {
+      reads.push(items);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      return items.map((item) => item * item);
+    }, 'busy');
+    expect(await Promise.all([1, 2, 3, 4].map((item) => squares.submit(item)))).toEqual([
+      1, 4, 9, 16,
+    ]);
+    expect(reads).toEqual([[1], [2, 3, 4]]);
   });
 });

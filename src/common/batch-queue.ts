@@ -95,3 +95,24 @@ export const refuseWhenFull =
   (message: string, retryAfterS = 1): (() => AppError) =>
   () =>
     new AppError('UPSTREAM_UNAVAILABLE', message, [], { 'Retry-After': String(retryAfterS) });
+
+/** Items one shared statement serves at most (their ids go in one array parameter). */
+const SHARED_BATCH = 500;
+/** Items waiting for a shared statement at most; more are refused at once (503). */
+const SHARED_WAITING = 20_000;
+
+/**
+ * A queue in front of a statement that every request would otherwise run alone: `read(items)`
+ * runs it once for a batch and answers each item, in order. Each item weighs one; `busy` is the
+ * message of the 503 when too many wait.
+ */
+export function sharedStatement<T, R>(
+  read: (items: T[]) => Promise<R[]>,
+  busy: string,
+): BatchQueue<T, R> {
+  return new BatchQueue<T, R>(
+    async (items) => (await read(items)).map((value) => ({ status: 'fulfilled', value })),
+    () => 1,
+    { batch: SHARED_BATCH, waiting: SHARED_WAITING, full: refuseWhenFull(busy) },
+  );
+}

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { Transactional } from '@nestjs-cls/transactional';
 import { AppError } from '../common/errors';
-import { BatchQueue, refuseWhenFull } from '../common/batch-queue';
+import { BatchQueue, refuseWhenFull, sharedStatement } from '../common/batch-queue';
 import { type Settings } from '../config/settings';
 import { SETTINGS } from '../config/settings.module';
 import { Metrics } from '../metrics/metrics.service';
@@ -39,11 +39,6 @@ const BATCH_ENTRIES = 50_000;
  * cannot make the queue, and the process, grow without end.
  */
 export const WAITING_ENTRIES = 1_000_000;
-
-/** Tokens spent in one statement at most. */
-const SPEND_BATCH = 500;
-/** Validations waiting for their token to be spent, at most; more are answered 503 at once. */
-const SPEND_WAITING = 20_000;
 
 const NOT_APPLIED: ReportOutcome = {
   applied: false,
@@ -161,18 +156,9 @@ export class InternalService {
    * Validations that arrive while a batch of tokens is being spent share the next statement: one
    * round trip and one commit per batch instead of one per proxy connect.
    */
-  private readonly spender = new BatchQueue<SpendableToken, SpentToken>(
-    async (tokens) =>
-      (await this.internal.spendTokens(tokens, this.defaultLimit())).map((value) => ({
-        status: 'fulfilled',
-        value,
-      })),
-    () => 1,
-    {
-      batch: SPEND_BATCH,
-      waiting: SPEND_WAITING,
-      full: refuseWhenFull('too many validations waiting, retry shortly'),
-    },
+  private readonly spender = sharedStatement<SpendableToken, SpentToken>(
+    (tokens) => this.internal.spendTokens(tokens, this.defaultLimit()),
+    'too many validations waiting, retry shortly',
   );
 
   /** The first reason that applies, in the contract's order; a valid token is spent. */

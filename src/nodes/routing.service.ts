@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { BatchQueue, refuseWhenFull } from '../common/batch-queue';
+import { sharedStatement } from '../common/batch-queue';
 import { AppError } from '../common/errors';
 import { type Settings } from '../config/settings';
 import { SETTINGS } from '../config/settings.module';
@@ -11,11 +11,6 @@ export interface RoutingEntry {
   sessionToken: string;
 }
 
-/** Routing requests read in one statement at most (the user ids go in one array parameter). */
-const READ_BATCH = 500;
-/** Routing requests waiting for their read, at most; more are answered 503 at once. */
-const READ_WAITING = 20_000;
-
 /** What a subscribed client connects with: every usable node and a one-time token for each. */
 @Injectable()
 export class RoutingService {
@@ -24,20 +19,12 @@ export class RoutingService {
    * (a read starts after each of its requests arrived, so a deleted node is never offered after
    * its deletion returned).
    */
-  private readonly reads = new BatchQueue<string, { active: boolean; nodes: RoutingNode[] }>(
+  private readonly reads = sharedStatement<string, { active: boolean; nodes: RoutingNode[] }>(
     async (userIds) => {
       const { active, nodes } = await this.nodes.routing([...new Set(userIds)]);
-      return userIds.map((id) => ({
-        status: 'fulfilled',
-        value: { active: active.has(id), nodes },
-      }));
+      return userIds.map((id) => ({ active: active.has(id), nodes }));
     },
-    () => 1,
-    {
-      batch: READ_BATCH,
-      waiting: READ_WAITING,
-      full: refuseWhenFull('too many requests waiting, retry shortly'),
-    },
+    'too many requests waiting, retry shortly',
   );
 
   constructor(

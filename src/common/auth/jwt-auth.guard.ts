@@ -26,8 +26,8 @@ export class JwtAuthGuard extends AuthGuard('jwt') {
     } catch (error) {
       // What the strategy decided passes as it is. Anything else was thrown while reading the
       // token: jsonwebtoken throws, rather than refusing, on some correctly signed payloads (`null`).
-      if (error instanceof AppError || error instanceof AuthenticationFault) throw error;
-      if (isDatabaseUnavailable(error)) throw error;
+      const decided = error instanceof AppError || error instanceof AuthenticationFault;
+      if (decided || isDatabaseUnavailable(error)) throw error;
       throw new AppError('UNAUTHENTICATED', 'missing, expired or revoked session');
     }
   }
