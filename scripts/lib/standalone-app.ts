@@ -20,7 +20,7 @@ export interface StandaloneApp {
 }
 
 export async function startStandaloneApp(
-  options: { logLevel?: string; postgresFlags?: string[] } = {},
+  options: { postgresFlags?: string[] } = {},
 ): Promise<StandaloneApp> {
   const dir = mkdtempSync(join(tmpdir(), 'standalone-app-'));
   // As root the server runs as `postgres`, which must be able to reach the folder.
@@ -40,7 +40,7 @@ export async function startStandaloneApp(
       NODE_ENV: 'production',
       DATA_DIR: dir,
       DATABASE_URL: pg.url,
-      LOG_LEVEL: options.logLevel ?? 'silent',
+      LOG_LEVEL: 'silent',
       JWT_ACCESS_SECRET: 'standalone-jwt-access-secret-0123456789ab',
       INTERNAL_SECRET: 'standalone-internal-secret-0123456789abcd',
       PROXY_TOKEN_SECRET: 'standalone-proxy-token-secret-0123456789',
