@@ -1,9 +1,10 @@
 import { startBotWorld } from './fakes/bot';
-import { freePort } from './harness/processes';
+import { freePort } from './harness/metrics';
 
 describe('bot: Telegram unreachable', () => {
   it('a webhook update that cannot reach Telegram gives up, and the service still stops at once', async () => {
-    // Nothing listens there: every call to the Bot API fails to connect.
+    // Nothing listens there (a port below the range the fakes started next take theirs from):
+    // every call to the Bot API fails to connect.
     const w = await startBotWorld(undefined, {
       TELEGRAM_API_ROOT: `http://127.0.0.1:${await freePort()}`,
     });

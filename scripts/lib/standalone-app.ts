@@ -1,6 +1,7 @@
 /**
  * The whole service on a throw-away embedded PostgreSQL, with dummy secrets: for tooling that needs
- * the real app outside jest (bench:auth, client:types). Everything is deleted on close.
+ * the real app outside jest (bench:billing, bench:throttle, client:types). Everything is deleted
+ * on close.
  */
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
