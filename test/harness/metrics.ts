@@ -1,18 +1,27 @@
 import { createServer } from 'node:net';
 
+/** Ports this test process has handed out already: they are free now, but promised. */
+const handedOut = new Set<number>();
+
 /**
  * A free loopback port for a listener the service opens later, from below the ephemeral range
- * (32768+) so that the port-0 listeners of fakes started meanwhile cannot take it first.
+ * (32768+) so that the port-0 listeners of fakes started meanwhile cannot take it first. Never the
+ * same port twice in one test process: a service given two of them (say PORT and METRICS_PORT)
+ * must not be given one port for both.
  */
 export async function freePort(): Promise<number> {
   for (;;) {
     const port = 20_000 + Math.floor(Math.random() * 12_000);
+    if (handedOut.has(port)) continue;
     const free = await new Promise<boolean>((done) => {
       const server = createServer();
       server.once('error', () => done(false));
       server.listen(port, '127.0.0.1', () => server.close(() => done(true)));
     });
-    if (free) return port;
+    if (free) {
+      handedOut.add(port);
+      return port;
+    }
   }
 }
 
