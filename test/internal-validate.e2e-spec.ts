@@ -60,7 +60,8 @@ describe('internal: session tokens validate once', () => {
     const attempts = [
       flip(token.length - 1), // the MAC
       flip(10), // the user id
-      flip(token.lastIndexOf('.') - 3), // the unique id
+      flip(token.lastIndexOf('.') - 3), // the request nonce
+      `${token.slice(0, -1)}é`, // a tag as long in characters, longer in bytes
       token.replace(user.user.id, owner.user.id), // another user
       'garbage',
       '',

@@ -4,6 +4,7 @@ import {
   Controller,
   Delete,
   Get,
+  Header,
   HttpCode,
   Param,
   Patch,
@@ -115,11 +116,13 @@ export class AdminNodesController {
 export class RoutingController {
   constructor(private readonly routing: RoutingService) {}
 
+  /** Answers JSON text built by `RoutingEntryResponse.serialize`: every client, every connect. */
   @Answers('SUBSCRIPTION_REQUIRED')
   @Get('routing')
+  @Header('Content-Type', 'application/json; charset=utf-8')
   @ApiOkResponse({ type: [RoutingEntryResponse], description: '402 SUBSCRIPTION_REQUIRED' })
-  async get(@CurrentUser() caller: AuthUser): Promise<RoutingEntryResponse[]> {
-    const entries = await this.routing.routing(caller.id);
-    return entries.map((entry) => RoutingEntryResponse.from(entry));
+  async get(@CurrentUser() caller: AuthUser): Promise<string> {
+    const { nodes, sessionTokens } = await this.routing.routing(caller);
+    return RoutingEntryResponse.serialize(nodes, sessionTokens);
   }
 }

@@ -3,6 +3,7 @@ import { AuditModule } from '../audit/audit.module';
 import { SecretBox } from '../common/secret-box';
 import { type Settings } from '../config/settings';
 import { SETTINGS } from '../config/settings.module';
+import { UsersModule } from '../users/users.module';
 import { HealthService } from './health.service';
 import { NodeShell, SshNodeShell } from './node-shell';
 import { AdminNodesController, RoutingController } from './nodes.controller';
@@ -14,7 +15,7 @@ import { RoutingService } from './routing.service';
 import { SessionTokens } from './session-token';
 
 @Module({
-  imports: [AuditModule],
+  imports: [AuditModule, UsersModule],
   controllers: [AdminNodesController, RoutingController],
   providers: [
     NodesRepository,

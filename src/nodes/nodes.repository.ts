@@ -319,32 +319,21 @@ export class NodesRepository {
   }
 
   /**
-   * For routing requests of these users, outside any transaction: which of them have a
-   * subscription running now, and the nodes a client may use (online and provisioned), in name
-   * order. Two statements side by side; concurrent routing requests share them (see
-   * `RoutingService`).
+   * The nodes a client may use (online and provisioned), in name order, outside any transaction.
+   * Concurrent routing requests share one read (see `RoutingService`).
    */
-  async routing(userIds: string[]): Promise<{ active: Set<string>; nodes: RoutingNode[] }> {
-    // Prepared: every client runs them on every connect, and planning cost more than running.
-    const [subscribers, nodes] = await Promise.all([
-      preparedRows<{ id: string }>(
-        this.dataSource,
-        'routing_subscribers',
-        `SELECT id FROM users WHERE id = ANY($1::uuid[]) AND subscription_expires_at > now()`,
-        [userIds],
-      ),
-      preparedRows<RoutingNode>(
-        this.dataSource,
-        'routing_nodes',
-        `SELECT id, name, host, tunnel_port AS "tunnelPort", tunnel_protocol AS "tunnelProtocol",
-                tunnel_flow AS "tunnelFlow", short_ids[1] AS "shortId", public_key AS "publicKey",
-                sni_domain AS "sniDomain"
-           FROM nodes
-          WHERE deleted_at IS NULL AND status = 'online' AND provision_state = 'ready'
-          ORDER BY name, id`,
-        [],
-      ),
-    ]);
-    return { active: new Set(subscribers.map((user) => user.id)), nodes };
+  routingNodes(): Promise<RoutingNode[]> {
+    // Prepared: every client runs it on every connect, and planning cost more than running.
+    return preparedRows<RoutingNode>(
+      this.dataSource,
+      'routing_nodes',
+      `SELECT id, name, host, tunnel_port AS "tunnelPort", tunnel_protocol AS "tunnelProtocol",
+              tunnel_flow AS "tunnelFlow", short_ids[1] AS "shortId", public_key AS "publicKey",
+              sni_domain AS "sniDomain"
+         FROM nodes
+        WHERE deleted_at IS NULL AND status = 'online' AND provision_state = 'ready'
+        ORDER BY name, id`,
+      [],
+    );
   }
 }

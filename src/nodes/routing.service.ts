@@ -1,17 +1,26 @@
 import { Inject, Injectable } from '@nestjs/common';
+import type { AuthUser } from '../common/auth/auth-user';
 import { sharedStatement } from '../common/batch-queue';
 import { AppError } from '../common/errors';
 import { type Settings } from '../config/settings';
 import { SETTINGS } from '../config/settings.module';
+import { UsersRepository } from '../users/users.repository';
 import { NodesRepository, type RoutingNode } from './nodes.repository';
-import { SessionTokens } from './session-token';
+import { SessionTokens, TokenTargets } from './session-token';
 
-export interface RoutingEntry {
-  node: RoutingNode;
-  sessionToken: string;
+/** What a subscribed client connects with: the usable nodes and a one-time token for each. */
+export interface RoutingAnswer {
+  /** The same list (the same array) for every request that shared a read. */
+  nodes: readonly RoutingNode[];
+  /** One per node, in the same order. */
+  sessionTokens: string[];
 }
 
-/** What a subscribed client connects with: every usable node and a one-time token for each. */
+interface RoutingRead {
+  nodes: RoutingNode[];
+  targets: TokenTargets;
+}
+
 @Injectable()
 export class RoutingService {
   /**
@@ -19,27 +28,28 @@ export class RoutingService {
    * (a read starts after each of its requests arrived, so a deleted node is never offered after
    * its deletion returned).
    */
-  private readonly reads = sharedStatement<string, { active: boolean; nodes: RoutingNode[] }>(
-    async (userIds) => {
-      const { active, nodes } = await this.nodes.routing([...new Set(userIds)]);
-      return userIds.map((id) => ({ active: active.has(id), nodes }));
-    },
-    'too many requests waiting, retry shortly',
-  );
+  private readonly reads = sharedStatement<null, RoutingRead>(async (requests) => {
+    const nodes = await this.nodes.routingNodes();
+    const read = { nodes, targets: new TokenTargets(nodes.map((node) => node.id)) };
+    return requests.map(() => read);
+  }, 'too many requests waiting, retry shortly');
 
   constructor(
     private readonly nodes: NodesRepository,
+    private readonly users: UsersRepository,
     @Inject(SessionTokens) private readonly tokens: SessionTokens,
     @Inject(SETTINGS) private readonly settings: Settings,
   ) {}
 
-  async routing(userId: string): Promise<RoutingEntry[]> {
-    const { active, nodes } = await this.reads.submit(userId);
-    if (!active) throw new AppError('SUBSCRIPTION_REQUIRED', 'an active subscription is required');
+  async routing(caller: AuthUser): Promise<RoutingAnswer> {
+    // Authentication read the caller's row a moment ago, in the same request.
+    const user = caller.record ? caller.record.user : await this.users.findById(caller.id);
+    const until = user?.subscriptionExpiresAt ?? null;
+    if (until === null || until.getTime() <= Date.now()) {
+      throw new AppError('SUBSCRIPTION_REQUIRED', 'an active subscription is required');
+    }
+    const { nodes, targets } = await this.reads.submit(null);
     const expiresAt = Math.floor(Date.now() / 1000) + this.settings.sessionTokenTtlS;
-    return nodes.map((node) => ({
-      node,
-      sessionToken: this.tokens.issue(userId, node.id, expiresAt),
-    }));
+    return { nodes, sessionTokens: this.tokens.issueAll(caller.id, targets, expiresAt) };
   }
 }

@@ -1,16 +1,38 @@
-import { SessionTokens } from './session-token';
+import { SessionTokens, TokenTargets } from './session-token';
 
 describe('routing session tokens', () => {
   const tokens = new SessionTokens('proxy-token-secret-0123456789abcdef');
   const user = '11111111-1111-4111-8111-111111111111';
   const node = '22222222-2222-4222-8222-222222222222';
+  const nodes = [
+    node,
+    '33333333-3333-4333-8333-333333333333',
+    '44444444-4444-4444-8444-444444444444',
+  ];
 
   it('carry user, node, expiry and a unique id, and verify', () => {
     const token = tokens.issue(user, node, 1_900_000_000);
-    expect(token.startsWith('vst1.')).toBe(true);
+    expect(token.startsWith('vst2.')).toBe(true);
     const claims = tokens.verify(token)!;
     expect(claims).toMatchObject({ userId: user, nodeId: node, expiresAt: 1_900_000_000 });
+    expect(claims.jti).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
     expect(tokens.verify(tokens.issue(user, node, 1_900_000_000))!.jti).not.toBe(claims.jti);
+  });
+
+  it('issue one token per node of a request, each verifying for its own node only', () => {
+    const issued = tokens.issueAll(user, new TokenTargets(nodes), 1_900_000_000);
+    const claims = issued.map((token) => tokens.verify(token)!);
+    expect(claims.map((c) => c.nodeId)).toEqual(nodes);
+    expect(new Set(claims.map((c) => c.jti)).size).toBe(nodes.length);
+    // Moving a token to another node of the same request (same nonce) breaks its tag.
+    const [, , , expiry, nonce, tag] = issued[0].split('.');
+    expect(tokens.verify(`vst2.${user}.${nodes[1]}.${expiry}.${nonce}.${tag}`)).toBeNull();
+    // So does naming another user or expiry.
+    const other = '55555555-5555-4555-8555-555555555555';
+    expect(tokens.verify(`vst2.${other}.${node}.${expiry}.${nonce}.${tag}`)).toBeNull();
+    expect(tokens.verify(`vst2.${user}.${node}.1900000001.${nonce}.${tag}`)).toBeNull();
+    // Every character is JSON-safe: routing writes tokens into its answer as they are.
+    for (const token of issued) expect(JSON.stringify(token)).toBe(`"${token}"`);
   });
 
   it('refuse any altered character, another secret, garbage and JWTs', () => {
@@ -22,6 +44,19 @@ describe('routing session tokens', () => {
     expect(new SessionTokens('another-secret-0123456789abcdefghij').verify(token)).toBeNull();
     expect(tokens.verify('garbage')).toBeNull();
     expect(tokens.verify('')).toBeNull();
+    expect(tokens.verify(`${token}.x`)).toBeNull();
+    expect(tokens.verify(token.replace('vst2.', 'vst1.'))).toBeNull();
+    // A tag of the right length in characters but not in bytes is refused, not thrown on.
+    expect(tokens.verify(`${token.slice(0, -1)}é`)).toBeNull();
+    expect(tokens.verify(`${token.slice(0, -1)}=`)).toBeNull();
     expect(tokens.verify('eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.c2ln')).toBeNull();
+  });
+
+  it('refuse node ids that are not UUIDs when issuing', () => {
+    expect(() => new TokenTargets(['not-a-uuid'])).toThrow(TypeError);
+    // Right length in all, wrong in each: still refused.
+    expect(() => new TokenTargets(['2222222222-2222-4222-8222-2222222222', node])).toThrow(
+      TypeError,
+    );
   });
 });

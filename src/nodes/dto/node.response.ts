@@ -5,8 +5,7 @@ import {
   PROVISION_STATES,
   type ProvisionState,
 } from '../entities/node.entity';
-import type { NodeRecord } from '../nodes.repository';
-import type { RoutingEntry } from '../routing.service';
+import type { NodeRecord, RoutingNode } from '../nodes.repository';
 
 const iso = (value: Date | null): string | null => (value === null ? null : value.toISOString());
 
@@ -71,6 +70,12 @@ export class NodeWorkAcceptedResponse {
   @ApiProperty({ enum: PROVISION_STATES }) provision_state: ProvisionState;
 }
 
+/**
+ * Each node's entry serialized up to its token's value (`…,"session_token":"`), once per node list:
+ * concurrent routing requests share one list (see `RoutingService`), and only the tokens differ.
+ */
+const entryHeads = new WeakMap<readonly RoutingNode[], string[]>();
+
 export class RoutingEntryResponse {
   @ApiProperty({ format: 'uuid' }) node_id: string;
   @ApiProperty() name: string;
@@ -84,8 +89,7 @@ export class RoutingEntryResponse {
   @ApiProperty({ description: 'one-time token for this node, valid SESSION_TOKEN_TTL_S' })
   session_token: string;
 
-  static from(entry: RoutingEntry): RoutingEntryResponse {
-    const { node } = entry;
+  static from(node: RoutingNode, sessionToken: string): RoutingEntryResponse {
     return {
       node_id: node.id,
       name: node.name,
@@ -96,7 +100,26 @@ export class RoutingEntryResponse {
       tunnel_short_id: node.shortId,
       public_key: node.publicKey,
       sni_domain: node.sniDomain,
-      session_token: entry.sessionToken,
+      session_token: sessionToken,
     };
+  }
+
+  /**
+   * The answer's JSON text, the same as `JSON.stringify` of every node's `from`: the node parts
+   * are serialized once per shared list, and each request adds its tokens, which are JSON-safe as
+   * they are (base64url, UUIDs, digits and dots; see `SessionTokens`).
+   */
+  static serialize(nodes: readonly RoutingNode[], sessionTokens: readonly string[]): string {
+    let heads = entryHeads.get(nodes);
+    if (!heads) {
+      // `"session_token":""}` is last: cut its closing quote and brace.
+      heads = nodes.map((node) => JSON.stringify(RoutingEntryResponse.from(node, '')).slice(0, -2));
+      entryHeads.set(nodes, heads);
+    }
+    let text = '[';
+    for (let i = 0; i < heads.length; i++) {
+      text += `${i === 0 ? '' : ','}${heads[i]}${sessionTokens[i]}"}`;
+    }
+    return `${text}]`;
   }
 }
