@@ -63,10 +63,12 @@ async function main(): Promise<void> {
  * Left to itself, V8 lets garbage that outlived a few young collections (every request that waits,
  * on a password hash or the database, leaves some) pile up in the old generation for a long time:
  * a minute of failed sign-ins took the heap from 60 to 130 MB and the process to 245 MB resident.
- * Collecting once the old generation is HEAP_GROWING_PERCENT past what the last full collection
- * kept held the same minute at 146 MiB, and `bench:memory` at 154 MiB, with no throughput lost that
- * the benchmarks could measure (bench/RESULTS.md). The flag is read at every full collection, so
- * setting it here, before the application allocates, takes effect; NODE_OPTIONS does not accept it.
+ * A full collection once the old generation is HEAP_GROWING_PERCENT past what the last one kept
+ * bounds that. The bound costs CPU under steady load, since every full collection marks the whole
+ * heap: at 20%, GET /nodes/routing spent about 580 µs a request, at 100% (the default) 426, with
+ * V8's own policy 391; `bench:memory` peaked at 190, 235 and about 285 MB (bench/RESULTS.md). The
+ * flag is read at every full collection, so setting it here, before the application allocates,
+ * takes effect; NODE_OPTIONS does not accept it.
  */
 function boundHeapGrowth(settings: Settings): void {
   if (settings.heapGrowingPercent > 0) {

@@ -48,7 +48,7 @@ describe('loadSettings', () => {
       telegramApiRoot: 'https://api.telegram.org',
       tonApiUrl: 'https://toncenter.com',
       tonRatesUrl: 'https://tonapi.io',
-      heapGrowingPercent: 20,
+      heapGrowingPercent: 100,
     });
     expect(Object.isFrozen(s)).toBe(true);
   });

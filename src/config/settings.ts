@@ -169,7 +169,7 @@ export function loadSettings(env: Env = process.env): Settings {
     migrationsRun: read.bool('MIGRATIONS_RUN', databaseUrl === null),
     dbStatementTimeoutMs: read.int('DB_STATEMENT_TIMEOUT_MS', 30_000, 0, 3_600_000),
     shutdownGraceS: read.int('SHUTDOWN_GRACE_S', 10, 0, 600),
-    heapGrowingPercent: read.int('HEAP_GROWING_PERCENT', 20, 0, 400),
+    heapGrowingPercent: read.int('HEAP_GROWING_PERCENT', 100, 0, 400),
     jwtAccessSecret: secrets.JWT_ACCESS_SECRET,
     internalSecret: secrets.INTERNAL_SECRET,
     proxyTokenSecret: secrets.PROXY_TOKEN_SECRET,
