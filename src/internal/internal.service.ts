@@ -286,15 +286,10 @@ export class InternalService {
         counted: day.counted + counted.total,
       });
     }
-    const ids = [...perUser.keys()];
     const added =
-      ids.length === 0
+      perUser.size === 0
         ? { overLimit: [], missing: [] }
-        : await this.users.addTraffic(
-            ids,
-            ids.map((id) => perUser.get(id)!),
-            this.defaultLimit(),
-          );
+        : await this.users.addTraffic(perUser, this.defaultLimit());
     if (perNode.size > 0) {
       const nodeIds = [...perNode.keys()].sort();
       await this.internal.addNodeDays(nodeIds.map((id) => perNode.get(id)!));

@@ -3,7 +3,7 @@ import { TransactionHost } from '@nestjs-cls/transactional';
 import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { DataSource, type Repository } from 'typeorm';
 import { isUniqueViolation } from '../database/postgres-errors';
-import { preparedRows, sqlRows } from '../database/sql';
+import { arrayLiteral, preparedRows, sqlRows } from '../database/sql';
 import { DEFAULT_TRAFFIC_LIMIT_KEY } from '../settings-store/app-settings.repository';
 import { type Role, User } from './entities/user.entity';
 import { NoUserCondition, PartnerCodeTakenCondition, UsernameTakenCondition } from './users.errors';
@@ -104,14 +104,15 @@ const withDefaults = (columns: string): string =>
   (SELECT p.traffic_limit_bytes::text FROM plans p WHERE p.name = u.plan_name) AS plan_limit`;
 
 /**
- * For the rest of the transaction, joins are nested loops and tables are read through an index:
- * an UPDATE driven by a sorted array then visits, and locks, rows in that order (see
- * `addTraffic`). The outer side of its join is either the array or the primary key's index, both
- * in id order. Without the scan settings, statistics that call the table tiny (analyzed when it
- * held one row) let the planner scan the table itself first, in its physical order.
+ * For the rest of the transaction, joins are nested loops or merge joins and tables are read
+ * through an index: an UPDATE over a sorted array then visits, and locks, rows in id order (see
+ * `addTraffic`). A nested loop is driven by the array, in its order; a merge join reads the
+ * primary key's index and the array sorted, both by id. The planner picks the cheaper: a nested
+ * loop for a few users of a large table, a merge join when a report names a large share of them.
+ * Without the scan settings, statistics that call the table tiny (analyzed when it held one row)
+ * let the planner scan the table itself first, in its physical order.
  */
 export const ORDERED_JOINS = `SELECT set_config('enable_hashjoin', 'off', true),
-                                     set_config('enable_mergejoin', 'off', true),
                                      set_config('enable_seqscan', 'off', true),
                                      set_config('enable_bitmapscan', 'off', true)`;
 
@@ -448,18 +449,19 @@ export class UsersRepository {
   /**
    * Adds counted bytes to users' traffic counters (saturating at the bigint maximum) with one
    * UPDATE over arrays, which also takes the rows' locks in id order: the arrays are sorted by id
-   * and the join is made a nested loop over them (hash and merge joins are switched off for the rest
-   * of the transaction), so the UPDATE visits, and locks, the users in the arrays' order. Concurrent
-   * reports over the same users then queue up instead of deadlocking, without a separate locking
-   * pass over the rows. `ids` must be distinct and lower-case; call inside a transaction.
+   * and the join is ordered (`ORDERED_JOINS`, for the rest of the transaction), so the UPDATE
+   * visits, and locks, the users in id order. Concurrent reports over the same users then queue up
+   * instead of deadlocking, without a separate locking pass over the rows. `bytes` is keyed by
+   * canonical (lower-case) user id; call inside a transaction.
    */
-  async addTraffic(ids: string[], bytes: bigint[], defaultBytes: bigint): Promise<TrafficAdded> {
-    const order = ids.map((_, i) => i).sort((a, b) => (ids[a] < ids[b] ? -1 : 1));
+  async addTraffic(bytes: Map<string, bigint>, defaultBytes: bigint): Promise<TrafficAdded> {
+    // Code-unit order of canonical UUIDs is PostgreSQL's uuid order.
+    const ids = [...bytes.keys()].sort();
     await sqlRows(this.txHost.tx, ORDERED_JOINS);
     const [row] = await sqlRows<{ updated: number; overLimit: string[] }>(
       this.txHost.tx,
       ADD_TRAFFIC_SQL,
-      [order.map((i) => ids[i]), order.map((i) => bytes[i].toString()), defaultBytes.toString()],
+      [arrayLiteral(ids), arrayLiteral(ids.map((id) => bytes.get(id)!)), defaultBytes.toString()],
     );
     if (row.updated === ids.length) return { overLimit: row.overLimit, missing: [] };
     // Some ids name no user (rare: a deleted account still connected). The others are locked now.
