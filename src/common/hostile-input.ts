@@ -26,33 +26,35 @@ export interface InputProblem {
  * The first problem in a parsed body or query that no route can accept, or null: nesting deeper
  * than MAX_INPUT_DEPTH, more than `maxEntries` keys and elements, a key named like an
  * `Object.prototype` member, or a NUL character in a string or key (PostgreSQL text cannot hold it).
- * Iterative, so the check itself cannot overflow the stack; it counts before it walks.
+ * Iterative, so the check itself cannot overflow the stack; it counts before it walks. Only
+ * objects and arrays are queued; strings are checked where they are met, so a report of 10,000
+ * entries costs 10,000 queued visits rather than 40,000.
  */
 export function hostileInputProblem(
   value: unknown,
   maxEntries = MAX_INPUT_ENTRIES,
 ): InputProblem | null {
+  if (!isContainer(value)) {
+    return hasNul(value) ? { field: 'body', message: NUL_IN_STRING } : null;
+  }
   // Paths are only spelled out for the answer: each entry keeps its parent and its key.
   const stack: Visit[] = [{ value, parent: null, key: '', depth: 0 }];
   let entries = 0;
   while (stack.length > 0) {
     const visit = stack.pop()!;
     const current = visit.value;
-    if (typeof current === 'string') {
-      if (current.includes('\u0000'))
-        return { field: pathOf(visit), message: 'must not contain NUL characters' };
-      continue;
-    }
-    if (current === null || typeof current !== 'object') continue;
     if (visit.depth >= MAX_INPUT_DEPTH) {
       return { field: pathOf(visit), message: `is nested deeper than ${MAX_INPUT_DEPTH} levels` };
     }
-    const depth = visit.depth + 1;
     if (Array.isArray(current)) {
       entries += current.length;
       if (entries > maxEntries) return tooMany(visit, maxEntries);
-      for (let i = 0; i < current.length; i++)
-        stack.push({ value: current[i] as unknown, parent: visit, key: i, depth });
+      for (let i = 0; i < current.length; i++) {
+        const item: unknown = current[i];
+        if (isContainer(item)) stack.push(childOf(visit, i, item));
+        else if (hasNul(item))
+          return { field: pathOf(childOf(visit, i, item)), message: NUL_IN_STRING };
+      }
       continue;
     }
     const keys = Object.keys(current);
@@ -61,25 +63,36 @@ export function hostileInputProblem(
     for (const key of keys) {
       if (key.includes('\u0000'))
         return { field: pathOf(visit), message: 'keys must not contain NUL characters' };
-      const child: Visit = {
-        value: (current as Record<string, unknown>)[key],
-        parent: visit,
-        key,
-        depth,
-      };
+      const item = (current as Record<string, unknown>)[key];
       if (PROTOTYPE_KEYS.has(key))
-        return { field: pathOf(child), message: 'is not an accepted field name' };
-      stack.push(child);
+        return {
+          field: pathOf(childOf(visit, key, item)),
+          message: 'is not an accepted field name',
+        };
+      if (isContainer(item)) stack.push(childOf(visit, key, item));
+      else if (hasNul(item))
+        return { field: pathOf(childOf(visit, key, item)), message: NUL_IN_STRING };
     }
   }
   return null;
 }
 
+const NUL_IN_STRING = 'must not contain NUL characters';
+
+const isContainer = (value: unknown): value is object =>
+  typeof value === 'object' && value !== null;
+
+const hasNul = (value: unknown): boolean => typeof value === 'string' && value.includes('\u0000');
+
 interface Visit {
-  value: unknown;
+  value: object;
   parent: Visit | null;
   key: string | number;
   depth: number;
+}
+
+function childOf(parent: Visit, key: string | number, value: unknown): Visit {
+  return { value: value as object, parent, key, depth: parent.depth + 1 };
 }
 
 function pathOf(visit: Visit): string {
