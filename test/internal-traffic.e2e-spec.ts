@@ -1,11 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
+import { canonicalUuid } from '../src/common/uuid';
 import { isDatabaseUnavailable } from '../src/database/postgres-errors';
 import { InternalCleanupJob } from '../src/internal/internal.jobs';
 import { InternalService } from '../src/internal/internal.service';
 import type { TrafficReport } from '../src/internal/traffic-report.pipe';
-import { ADD_TRAFFIC_SQL, ORDERED_JOINS, UsersRepository } from '../src/users/users.repository';
+import {
+  ADD_TRAFFIC_SQL,
+  BIGINT_MAX,
+  ORDERED_JOINS,
+  UsersRepository,
+} from '../src/users/users.repository';
 import { startTestApp, type TestApp } from './harness/app';
 import { newUser, type TestUser } from './harness/factories';
 import { createNode } from './harness/nodes';
@@ -76,9 +82,9 @@ describe('internal: traffic reports count every byte exactly once', () => {
     const ids = await users(count);
     const nodes = await Promise.all(ids.map(() => newNode()));
     const report = (i: number): TrafficReport => ({
-      nodeId: nodes[i],
-      reportId: randomUUID(),
-      userIds: [ids[i]],
+      nodeId: canonicalUuid(nodes[i])!,
+      reportId: canonicalUuid(randomUUID())!,
+      userIds: [canonicalUuid(ids[i])!],
       bytesUp: [i + 1],
       bytesDown: [0],
     });
@@ -149,6 +155,57 @@ describe('internal: traffic reports count every byte exactly once', () => {
     expect((await used([id])).get(id)).toBe(5);
   });
 
+  it('figures past 2^53 are counted exactly, and a counter saturates at the bigint maximum', async () => {
+    const [small, large, full] = await users(3);
+    await t.dataSource.query(
+      `UPDATE users SET traffic_used_bytes = 9223372036854775000 WHERE id = $1`,
+      [full],
+    );
+    const node = await newNode(2);
+    const most = Number.MAX_SAFE_INTEGER; // 2^53 - 1
+    await send({
+      node_id: node,
+      report_id: randomUUID(),
+      entries: [
+        { user_id: small, bytes_up: 5, bytes_down: 0 },
+        { user_id: large, bytes_up: most, bytes_down: most },
+        { user_id: small, bytes_up: 7, bytes_down: 0 },
+        { user_id: large, bytes_up: 1, bytes_down: 0 },
+        { user_id: full, bytes_up: 500, bytes_down: 0 },
+      ],
+    }).expect(200);
+    const rows = (await t.dataSource.query(
+      `SELECT id, traffic_used_bytes::text AS used FROM users WHERE id = ANY($1::uuid[])`,
+      [[small, large, full]],
+    )) as { id: string; used: string }[];
+    const counters = Object.fromEntries(rows.map((row) => [row.id, row.used]));
+    const twice = (2n * (2n * BigInt(most) + 1n)).toString();
+    expect(counters).toEqual({
+      [small]: '24',
+      [large]: twice,
+      [full]: '9223372036854775807',
+    });
+    const [day] = (await t.dataSource.query(
+      `SELECT bytes_up::text AS up, bytes_down::text AS down, bytes_counted::text AS counted
+         FROM node_traffic_days WHERE node_id = $1`,
+      [node],
+    )) as { up: string; down: string; counted: string }[];
+    expect(day).toEqual({
+      up: (BigInt(most) + 513n).toString(),
+      down: BigInt(most).toString(),
+      counted: (24n + BigInt(twice) + 1000n).toString(),
+    });
+
+    // Entries worth more together than a counter holds (60 × 2^54 × 10) fill it, whatever it held.
+    const [fresh] = await users(1);
+    await send({
+      node_id: await newNode(10),
+      report_id: randomUUID(),
+      entries: Array(60).fill({ user_id: fresh, bytes_up: most, bytes_down: most }),
+    }).expect(200);
+    expect((await used([fresh])).get(fresh)).toBe(Number(BIGINT_MAX));
+  });
+
   it('the same report_id delivered 20 times at once counts once', async () => {
     const ids = await users(3);
     const node = await newNode();
@@ -199,7 +256,7 @@ describe('internal: traffic reports count every byte exactly once', () => {
         const rotated = [...order.slice(n * 500), ...order.slice(0, n * 500)];
         return txHost.withTransaction(async () => {
           const result = await counters.addTraffic(
-            new Map(rotated.map((id) => [id, BigInt(n + 1)])),
+            new Map(rotated.map((id) => [canonicalUuid(id)!, n + 1])),
             10n ** 15n,
           );
           // The order comes from the plan the method sets up, not from the table's size here.

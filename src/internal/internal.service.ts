@@ -18,6 +18,7 @@ import {
   type SpentToken,
 } from './internal.repository';
 import type { TrafficReport } from './traffic-report.pipe';
+import type { Uuid } from '../common/uuid';
 
 export type Validation =
   { valid: true; standing: TrafficStanding } | { valid: false; reason: InvalidReason };
@@ -58,61 +59,104 @@ const CLEANUP_BATCH = 1_000;
 /** How long an applied report's id is kept to refuse a repeat of it. */
 export const TRAFFIC_REPORTS_KEPT_DAYS = 30;
 
+/** A report's raw and counted bytes, for the node's daily figures and the answer. */
 interface CountedReport {
-  /** Counted bytes per user (entries of one user summed). */
-  perUser: Map<string, bigint>;
   up: bigint;
   down: bigint;
   total: bigint;
 }
 
 /**
- * Each entry counts `(up + down) × multiplier` rounded down, exactly (the multiplier has at most
- * three decimals). Plain numbers while every figure stays a safe integer, which is every real
- * report; BigInt otherwise.
+ * Counted bytes per user over the reports of one batch, entries of one user summed. Plain numbers
+ * while every sum stays a safe integer, which is every real batch; BigInt from the first that
+ * does not.
  */
-function countReport(report: TrafficReport, thousandths: bigint): CountedReport {
+class UserTally {
+  readonly bytes = new Map<Uuid, number | bigint>();
+  private exact = false;
+
+  add(id: Uuid, counted: number | bigint): void {
+    const sum = this.bytes.get(id);
+    if (!this.exact) {
+      const next = (sum as number | undefined) ?? 0;
+      if (typeof counted === 'number' && Number.isSafeInteger(next + counted)) {
+        this.bytes.set(id, next + counted);
+        return;
+      }
+      for (const [user, value] of this.bytes) this.bytes.set(user, BigInt(value));
+      this.exact = true;
+    }
+    this.bytes.set(id, ((this.bytes.get(id) as bigint | undefined) ?? 0n) + BigInt(counted));
+  }
+}
+
+/**
+ * Adds each entry's `(up + down) × multiplier` rounded down, exactly (the multiplier has at most
+ * three decimals), to the tally; the report's totals. Plain numbers while every figure stays a
+ * safe integer, which is every real report; BigInt for an entry or total that does not.
+ */
+function countReport(report: TrafficReport, thousandths: bigint, tally: UserTally): CountedReport {
   const k = Number(thousandths);
-  const sums = new Map<string, number>();
   let up = 0;
   let down = 0;
   let total = 0;
-  let safe = true;
-  for (let i = 0; i < report.userIds.length && safe; i++) {
-    const raw = report.bytesUp[i] + report.bytesDown[i];
-    const scaled = raw * k;
-    const entry = (scaled - (scaled % 1000)) / 1000;
-    const id = report.userIds[i];
-    const sum = (sums.get(id) ?? 0) + entry;
-    sums.set(id, sum);
-    up += report.bytesUp[i];
-    down += report.bytesDown[i];
-    total += entry;
-    safe =
-      Number.isSafeInteger(scaled) &&
-      Number.isSafeInteger(sum) &&
-      Number.isSafeInteger(up + down + total);
-  }
-  if (safe) {
-    const perUser = new Map<string, bigint>();
-    for (const [id, sum] of sums) perUser.set(id, BigInt(sum));
-    return { perUser, up: BigInt(up), down: BigInt(down), total: BigInt(total) };
-  }
-  const perUser = new Map<string, bigint>();
-  let bigUp = 0n;
-  let bigDown = 0n;
-  let bigTotal = 0n;
   for (let i = 0; i < report.userIds.length; i++) {
+    const scaled = (report.bytesUp[i] + report.bytesDown[i]) * k;
+    const entry = (scaled - (scaled % 1000)) / 1000;
+    const nextUp = up + report.bytesUp[i];
+    const nextDown = down + report.bytesDown[i];
+    const nextTotal = total + entry;
+    if (!Number.isSafeInteger(scaled) || !Number.isSafeInteger(nextUp + nextDown + nextTotal)) {
+      return countExactly(report, i, thousandths, tally, { up, down, total });
+    }
+    tally.add(report.userIds[i], entry);
+    up = nextUp;
+    down = nextDown;
+    total = nextTotal;
+  }
+  return { up: BigInt(up), down: BigInt(down), total: BigInt(total) };
+}
+
+/** `countReport` in BigInt from entry `from` on, given the totals of the entries before it. */
+function countExactly(
+  report: TrafficReport,
+  from: number,
+  thousandths: bigint,
+  tally: UserTally,
+  before: { up: number; down: number; total: number },
+): CountedReport {
+  let up = BigInt(before.up);
+  let down = BigInt(before.down);
+  let total = BigInt(before.total);
+  for (let i = from; i < report.userIds.length; i++) {
     const entryUp = BigInt(report.bytesUp[i]);
     const entryDown = BigInt(report.bytesDown[i]);
     const entry = ((entryUp + entryDown) * thousandths) / 1000n;
-    bigUp += entryUp;
-    bigDown += entryDown;
-    bigTotal += entry;
-    const id = report.userIds[i];
-    perUser.set(id, (perUser.get(id) ?? 0n) + entry);
+    tally.add(report.userIds[i], entry);
+    up += entryUp;
+    down += entryDown;
+    total += entry;
   }
-  return { perUser, up: bigUp, down: bigDown, total: bigTotal };
+  return { up, down, total };
+}
+
+/** The report's users (each once, in the order of their first entry) now over, and unknown. */
+function usersOf(
+  report: TrafficReport,
+  over: Set<string>,
+  missing: Set<string>,
+): { overLimit: string[]; unknownUsers: number } {
+  const overLimit: string[] = [];
+  let unknownUsers = 0;
+  if (over.size === 0 && missing.size === 0) return { overLimit, unknownUsers };
+  const seen = new Set<string>();
+  for (const id of report.userIds) {
+    if ((!over.has(id) && !missing.has(id)) || seen.has(id)) continue;
+    seen.add(id);
+    if (over.has(id)) overLimit.push(id);
+    else unknownUsers++;
+  }
+  return { overLimit, unknownUsers };
 }
 
 /** numeric(6,3) text such as `1.000` or `0.25` as a whole number of thousandths. */
@@ -261,6 +305,7 @@ export class InternalService {
     // A key recorded now is applied by the first of its repeats in the batch; the others, and keys
     // applied before, are answered `applied: false`.
     const applied: { index: number; counted: CountedReport }[] = [];
+    const tally = new UserTally();
     for (const i of order) {
       const report = reports[i];
       const multiplier = multipliers.get(report.nodeId);
@@ -269,14 +314,12 @@ export class InternalService {
       } else if (!recorded.delete(`${report.nodeId}/${report.reportId}`)) {
         results[i] = { status: 'fulfilled', value: NOT_APPLIED };
       } else {
-        applied.push({ index: i, counted: countReport(report, thousandthsOf(multiplier)) });
+        applied.push({ index: i, counted: countReport(report, thousandthsOf(multiplier), tally) });
       }
     }
 
-    const perUser = new Map<string, bigint>();
     const perNode = new Map<string, NodeDay>();
     for (const { index, counted } of applied) {
-      for (const [id, bytes] of counted.perUser) perUser.set(id, (perUser.get(id) ?? 0n) + bytes);
       const nodeId = reports[index].nodeId;
       const day = perNode.get(nodeId) ?? { nodeId, up: 0n, down: 0n, counted: 0n };
       perNode.set(nodeId, {
@@ -287,26 +330,24 @@ export class InternalService {
       });
     }
     const added =
-      perUser.size === 0
+      tally.bytes.size === 0
         ? { overLimit: [], missing: [] }
-        : await this.users.addTraffic(perUser, this.defaultLimit());
+        : await this.users.addTraffic(tally.bytes, this.defaultLimit());
     if (perNode.size > 0) {
       const nodeIds = [...perNode.keys()].sort();
       await this.internal.addNodeDays(nodeIds.map((id) => perNode.get(id)!));
       await this.nodes.touchReports(nodeIds);
     }
 
-    const over = new Set(added.overLimit);
-    const missing = new Set(added.missing);
+    const over = new Set<string>(added.overLimit);
+    const missing = new Set<string>(added.missing);
     for (const { index, counted } of applied) {
-      const users = [...counted.perUser.keys()];
       results[index] = {
         status: 'fulfilled',
         value: {
           applied: true,
           countedBytes: counted.total,
-          overLimit: users.filter((id) => over.has(id)),
-          unknownUsers: users.filter((id) => missing.has(id)).length,
+          ...usersOf(reports[index], over, missing),
         },
       };
     }

@@ -1,15 +1,15 @@
 import { Injectable, type PipeTransform } from '@nestjs/common';
 import { type FieldProblem, validationFailed } from '../common/errors';
+import { canonicalUuid, type Uuid } from '../common/uuid';
 
 export const MAX_REPORT_ENTRIES = 10_000;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** Problems listed in one answer; a report with more says so once. */
 const MAX_PROBLEMS = 20;
 
 export interface TrafficReport {
-  nodeId: string;
-  reportId: string;
-  userIds: string[];
+  nodeId: Uuid;
+  reportId: Uuid;
+  userIds: Uuid[];
   bytesUp: number[];
   bytesDown: number[];
 }
@@ -37,10 +37,12 @@ export class TrafficReportPipe implements PipeTransform<unknown, TrafficReport> 
     const report = body as Record<string, unknown>;
     const extra = onlyKeys(report, ['node_id', 'report_id', 'entries']);
     if (extra !== undefined) problem(extra, 'is not allowed');
-    for (const field of ['node_id', 'report_id']) {
+    const [nodeId, reportId] = ['node_id', 'report_id'].map((field) => {
       const value = report[field];
-      if (typeof value !== 'string' || !UUID.test(value)) problem(field, 'must be a UUID');
-    }
+      const id = typeof value === 'string' ? canonicalUuid(value) : undefined;
+      if (id === undefined) problem(field, 'must be a UUID');
+      return id;
+    });
     const entries = report.entries;
     if (!Array.isArray(entries)) {
       problem('entries', 'must be an array');
@@ -51,7 +53,7 @@ export class TrafficReportPipe implements PipeTransform<unknown, TrafficReport> 
       throw validationFailed(problems);
     }
     const count = entries.length;
-    const userIds = new Array<string>(count);
+    const userIds = new Array<Uuid>(count);
     const bytesUp = new Array<number>(count);
     const bytesDown = new Array<number>(count);
     for (let i = 0; i < count; i++) {
@@ -63,11 +65,9 @@ export class TrafficReportPipe implements PipeTransform<unknown, TrafficReport> 
       const { user_id: userId, bytes_up: up, bytes_down: down } = entry as Record<string, unknown>;
       const unknownKey = onlyKeys(entry, ['user_id', 'bytes_up', 'bytes_down']);
       if (unknownKey !== undefined) problem(`entries[${i}].${unknownKey}`, 'is not allowed');
-      if (typeof userId !== 'string' || !UUID.test(userId)) {
-        problem(`entries[${i}].user_id`, 'must be a UUID');
-      } else {
-        userIds[i] = userId.toLowerCase();
-      }
+      const id = typeof userId === 'string' ? canonicalUuid(userId) : undefined;
+      if (id === undefined) problem(`entries[${i}].user_id`, 'must be a UUID');
+      else userIds[i] = id;
       if (isByteCount(up)) bytesUp[i] = up;
       else problem(`entries[${i}].bytes_up`, 'must be a whole number of bytes from 0 to 2^53-1');
       if (isByteCount(down)) bytesDown[i] = down;
@@ -75,8 +75,8 @@ export class TrafficReportPipe implements PipeTransform<unknown, TrafficReport> 
     }
     if (problems.length > 0) throw validationFailed(problems);
     return {
-      nodeId: (report.node_id as string).toLowerCase(),
-      reportId: (report.report_id as string).toLowerCase(),
+      nodeId: nodeId!,
+      reportId: reportId!,
       userIds,
       bytesUp,
       bytesDown,

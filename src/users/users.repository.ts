@@ -4,6 +4,7 @@ import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-t
 import { DataSource, type Repository } from 'typeorm';
 import { isUniqueViolation } from '../database/postgres-errors';
 import { arrayLiteral, preparedRows, sqlRows } from '../database/sql';
+import type { Uuid } from '../common/uuid';
 import { DEFAULT_TRAFFIC_LIMIT_KEY } from '../settings-store/app-settings.repository';
 import { type Role, User } from './entities/user.entity';
 import { NoUserCondition, PartnerCodeTakenCondition, UsernameTakenCondition } from './users.errors';
@@ -116,16 +117,21 @@ export const ORDERED_JOINS = `SELECT set_config('enable_hashjoin', 'off', true),
                                      set_config('enable_seqscan', 'off', true),
                                      set_config('enable_bitmapscan', 'off', true)`;
 
+/** The largest value of a bigint column: a traffic counter stops there. */
+export const BIGINT_MAX = 9223372036854775807n;
+
 /**
- * Adds `$2` (numeric[]) bytes to the counters of the users `$1` (uuid[]), saturating at the bigint
- * maximum; `$3` is the default limit. How many users it updated, and which are now at or over
- * their limit.
+ * Adds `$2` (bigint[], each at most BIGINT_MAX) bytes to the counters of the users `$1` (uuid[]),
+ * saturating at BIGINT_MAX; `$3` is the default limit. How many users it updated, and which are
+ * now at or over their limit. In bigint arithmetic: the counter is never negative (a CHECK), so
+ * `max − used` cannot overflow, and numeric arithmetic made the statement about a sixth slower.
  */
 export const ADD_TRAFFIC_SQL = `WITH added AS (
     UPDATE users u
-       SET traffic_used_bytes = LEAST(u.traffic_used_bytes::numeric + v.bytes,
-                                      9223372036854775807)::bigint
-      FROM unnest($1::uuid[], $2::numeric[]) AS v(id, bytes)
+       SET traffic_used_bytes = CASE WHEN v.bytes > ${BIGINT_MAX} - u.traffic_used_bytes
+                                     THEN ${BIGINT_MAX}
+                                     ELSE u.traffic_used_bytes + v.bytes END
+      FROM unnest($1::uuid[], $2::bigint[]) AS v(id, bytes)
      WHERE u.id = v.id
     RETURNING u.id, u.traffic_used_bytes, u.traffic_limit_bytes, u.plan_name,
               u.subscription_expires_at
@@ -138,6 +144,10 @@ export const ADD_TRAFFIC_SQL = `WITH added AS (
 /** `expires_at` moved on by some days from whichever is later: now, or the current expiry. */
 const extended = (days: string): string =>
   `GREATEST(now(), COALESCE(subscription_expires_at, now())) + make_interval(days => ${days})`;
+
+/** Bytes to add, capped at BIGINT_MAX: a counter given that many is full either way. */
+const atMostBigintMax = (bytes: number | bigint): number | bigint =>
+  typeof bytes === 'bigint' && bytes > BIGINT_MAX ? BIGINT_MAX : bytes;
 
 /**
  * The owner of `users`: every write and lock of a user row is here (accounts, staff, node access,
@@ -451,17 +461,24 @@ export class UsersRepository {
    * UPDATE over arrays, which also takes the rows' locks in id order: the arrays are sorted by id
    * and the join is ordered (`ORDERED_JOINS`, for the rest of the transaction), so the UPDATE
    * visits, and locks, the users in id order. Concurrent reports over the same users then queue up
-   * instead of deadlocking, without a separate locking pass over the rows. `bytes` is keyed by
-   * canonical (lower-case) user id; call inside a transaction.
+   * instead of deadlocking, without a separate locking pass over the rows. `bytes` maps user ids
+   * to counted bytes; call inside a transaction.
    */
-  async addTraffic(bytes: Map<string, bigint>, defaultBytes: bigint): Promise<TrafficAdded> {
+  async addTraffic(
+    bytes: ReadonlyMap<Uuid, number | bigint>,
+    defaultBytes: bigint,
+  ): Promise<TrafficAdded> {
     // Code-unit order of canonical UUIDs is PostgreSQL's uuid order.
     const ids = [...bytes.keys()].sort();
     await sqlRows(this.txHost.tx, ORDERED_JOINS);
     const [row] = await sqlRows<{ updated: number; overLimit: string[] }>(
       this.txHost.tx,
       ADD_TRAFFIC_SQL,
-      [arrayLiteral(ids), arrayLiteral(ids.map((id) => bytes.get(id)!)), defaultBytes.toString()],
+      [
+        arrayLiteral(ids),
+        arrayLiteral(ids.map((id) => atMostBigintMax(bytes.get(id)!))),
+        defaultBytes.toString(),
+      ],
     );
     if (row.updated === ids.length) return { overLimit: row.overLimit, missing: [] };
     // Some ids name no user (rare: a deleted account still connected). The others are locked now.
