@@ -1,25 +1,31 @@
 /**
  * `npm run bench:traffic`: POST /api/v1/internal/traffic with 10,000-entry reports, one after
  * another and 50 at once (50 nodes, the same 10,000 users), on the built service run as an
- * operator runs it (see lib/fixture.ts), beside a bare `pg` client running the same
- * `UPDATE … FROM unnest` on the same users in the same run. Entries per second.
+ * operator runs it (see lib/fixture.ts), beside a bare `pg` client on the same users in the same
+ * run, with two statements: the service's own (`ADD_TRAFFIC_SQL` after `ORDERED_JOINS`, ids
+ * sorted), and the plain `UPDATE … FROM unnest` the planner joins its own way (a hash join, in
+ * numeric arithmetic, no over-limit answer), the baseline of the earlier figures in RESULTS.md.
+ * Entries per second.
  */
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import { SERVICE_SECRETS, startFixture } from './lib/fixture';
 import { loadAverage } from './lib/processes';
 import { seedAccounts, seedNodes } from './lib/seed';
+import { ADD_TRAFFIC_SQL, ORDERED_JOINS } from '../src/users/users.repository';
 
 const ENTRIES = 10_000;
 const SEQUENTIAL = Number(process.env.BENCH_REPORTS ?? 20);
 const CONCURRENT = 50;
+/** BENCH_STATEMENTS=1: PostgreSQL's own timing of each statement of the one-at-a-time rounds. */
+const STATEMENTS = process.env.BENCH_STATEMENTS === '1';
 
 const median = (values: number[]): number =>
   [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 async function main(): Promise<void> {
   const loadBefore = loadAverage();
-  const fixture = await startFixture();
+  const fixture = await startFixture({ statements: STATEMENTS });
   const bare = new Client({ connectionString: fixture.serviceDatabaseUrl });
   try {
     const ids = await seedAccounts(fixture.sql, ENTRIES);
@@ -65,54 +71,101 @@ async function main(): Promise<void> {
     for (let i = 0; i < 3; i++) await post(body(nodes[0], i));
 
     await bare.connect();
-    const bareOnce = async (shift: number): Promise<number> => {
-      const order = ids.map((_, i) => ids[(i + shift) % ids.length]);
+    const rotated = (shift: number): string[] => ids.map((_, i) => ids[(i + shift) % ids.length]);
+    const inTransaction = async (statements: [string, unknown[]][]): Promise<number> => {
       const started = performance.now();
       await bare.query('BEGIN');
-      await bare.query(
-        `UPDATE users u SET traffic_used_bytes = LEAST(u.traffic_used_bytes::numeric + v.bytes,
-           9223372036854775807)::bigint
-           FROM unnest($1::uuid[], $2::numeric[]) AS v(id, bytes) WHERE u.id = v.id`,
-        [order, order.map((_, i) => String(51_000 + 2 * i))],
-      );
+      for (const [text, values] of statements) await bare.query(text, values);
       await bare.query('COMMIT');
       return performance.now() - started;
     };
+    /** The planner's own plain UPDATE, unsorted ids. */
+    const bareOnce = (shift: number): Promise<number> => {
+      const order = rotated(shift);
+      return inTransaction([
+        [
+          `UPDATE users u SET traffic_used_bytes = LEAST(u.traffic_used_bytes::numeric + v.bytes,
+             9223372036854775807)::bigint
+             FROM unnest($1::uuid[], $2::numeric[]) AS v(id, bytes) WHERE u.id = v.id`,
+          [order, order.map((_, i) => String(51_000 + 2 * i))],
+        ],
+      ]);
+    };
+    /** The service's own statement, as the service sends it: ids sorted, ordered joins. */
+    const sameOnce = (shift: number): Promise<number> => {
+      const order = rotated(shift).sort();
+      return inTransaction([
+        [ORDERED_JOINS, []],
+        [ADD_TRAFFIC_SQL, [order, order.map((_, i) => String(51_000 + 2 * i)), '1000000000000']],
+      ]);
+    };
     for (let i = 0; i < 3; i++) await bareOnce(i);
+    for (let i = 0; i < 3; i++) await sameOnce(i);
+    if (STATEMENTS) {
+      await fixture.sql('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
+      await fixture.sql('SELECT pg_stat_statements_reset()');
+    }
 
     const serviceMs: number[] = [];
     const bareMs: number[] = [];
+    const sameMs: number[] = [];
     for (let i = 0; i < SEQUENTIAL; i++) {
       // Each body is built before its clock starts, as a node would have it ready.
       const payload = body(nodes[i % nodes.length], i * 7);
       serviceMs.push(await post(payload));
       bareMs.push(await bareOnce(i * 7));
+      sameMs.push(await sameOnce(i * 7));
     }
+    const statements = STATEMENTS ? await statementTimes(fixture.sql) : '';
     const payloads = nodes.map((node, n) => body(node, n * 200));
     const concurrentMs = (await send(payloads)).allMs;
 
     const service = median(serviceMs);
     const bareMedian = median(bareMs);
+    const sameMedian = median(sameMs);
+    const share = (ms: number): string => `${((ms / service) * 100).toFixed(0)}%`;
     const rate = (ms: number): string => ((ENTRIES / ms) * 1000).toFixed(0);
     process.stdout.write(
       [
         '',
-        `POST /api/v1/internal/traffic, ${ENTRIES}-entry reports; median of ${SEQUENTIAL} alternating runs`,
+        `POST /api/v1/internal/traffic, ${ENTRIES}-entry reports; median of ${SEQUENTIAL} runs, the three paths in turn`,
         'service: node dist/main.js, NODE_ENV=production, default LOG_LEVEL',
         '| path | ms per report | entries/s |',
         '|---|---|---|',
         `| service, one report at a time (HTTP, validation, transaction) | ${service.toFixed(1)} | ${rate(service)} |`,
-        `| bare pg: UPDATE … FROM unnest in a transaction (unsorted ids, the planner's own join; no report record, no over-limit answer) | ${bareMedian.toFixed(1)} | ${rate(bareMedian)} |`,
+        `| bare pg: the service's statement (ORDERED_JOINS, then ADD_TRAFFIC_SQL over sorted ids) in a transaction | ${sameMedian.toFixed(1)} | ${rate(sameMedian)} |`,
+        `| bare pg: plain UPDATE … FROM unnest in a transaction (unsorted ids, the planner's own join, numeric; no report record, no over-limit answer) | ${bareMedian.toFixed(1)} | ${rate(bareMedian)} |`,
         `| service, ${CONCURRENT} reports at once from ${CONCURRENT} nodes (same users) | ${(concurrentMs / CONCURRENT).toFixed(1)} (all: ${concurrentMs.toFixed(0)}) | ${((CONCURRENT * ENTRIES * 1000) / concurrentMs).toFixed(0)} |`,
-        `service / bare: ${((bareMedian / service) * 100).toFixed(0)}% (target ≥ 70%); one report ${service.toFixed(0)} ms (target ≤ 100 ms, ≥ 100,000 entries/s)`,
+        `service / bare, the same statement: ${share(sameMedian)}; the plain UPDATE: ${share(bareMedian)} (target ≥ 70%); one report ${service.toFixed(0)} ms (target ≤ 100 ms, ≥ 100,000 entries/s)`,
         `load average before: ${loadBefore}; after: ${loadAverage()} (2 cores)`,
-        '',
+        statements,
       ].join('\n'),
     );
   } finally {
     await bare.end().catch(() => undefined);
     await fixture.close();
   }
+}
+
+/** Each statement's mean planning and run time over the one-at-a-time rounds (both clients). */
+async function statementTimes(
+  sql: (text: string) => Promise<Record<string, unknown>[]>,
+): Promise<string> {
+  const rows = await sql(
+    `SELECT calls, round(total_plan_time::numeric / calls, 2) AS plan_ms,
+            round(total_exec_time::numeric / calls, 2) AS exec_ms,
+            left(regexp_replace(query, '\\s+', ' ', 'g'), 100) AS query
+       FROM pg_stat_statements WHERE calls >= ${SEQUENTIAL}
+      ORDER BY total_exec_time + total_plan_time DESC LIMIT 12`,
+  );
+  return [
+    'PostgreSQL statements of the one-at-a-time rounds, mean ms (service and bare client):',
+    ...rows.map(
+      (r) =>
+        `  ${String(r.calls)} × plan ${String(r.plan_ms)} + run ${String(r.exec_ms)}: ${String(r.query)}`,
+    ),
+    '',
+  ].join('\n');
 }
 
 main().catch((error: unknown) => {
