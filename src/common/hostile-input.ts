@@ -28,7 +28,8 @@ export interface InputProblem {
  * `Object.prototype` member, or a NUL character in a string or key (PostgreSQL text cannot hold it).
  * Iterative, so the check itself cannot overflow the stack; it counts before it walks. Only
  * objects and arrays are queued; strings are checked where they are met, so a report of 10,000
- * entries costs 10,000 queued visits rather than 40,000.
+ * entries costs 10,000 queued visits rather than 40,000. Of several problems, the first met is
+ * named.
  */
 export function hostileInputProblem(
   value: unknown,
