@@ -5,7 +5,7 @@ declare const canonical: unique symbol;
 
 /**
  * A string known to be a canonical UUID: checked where it entered (`canonicalUuid`), so code
- * further in, such as SQL array literals, need not check each one again.
+ * further in, such as binary array parameters, need not check each one again.
  */
 export type Uuid = string & { readonly [canonical]: true };
 

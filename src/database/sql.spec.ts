@@ -1,20 +1,57 @@
 import { canonicalUuid } from '../common/uuid';
-import { arrayLiteral } from './sql';
+import { bigintArray, uuidArray } from './sql';
 
-describe('arrayLiteral', () => {
-  it('joins canonical UUIDs and whole numbers into an array literal', () => {
+/** The bytes of an array parameter after its header, and the header's type oid and length. */
+const parts = (buffer: Buffer): { oid: number; count: number; body: string } => ({
+  oid: buffer.readInt32BE(8),
+  count: buffer.readInt32BE(12),
+  body: buffer.subarray(20).toString('hex'),
+});
+
+describe('binary array parameters', () => {
+  it('writes one dimension from 1, no nulls, then each uuid as its length and 16 bytes', () => {
     const id = canonicalUuid('0B7C7D7E-1F2A-4B3C-8D4E-5F6A7B8C9D0E')!;
-    expect(arrayLiteral([id, id])).toBe(
-      '{0b7c7d7e-1f2a-4b3c-8d4e-5f6a7b8c9d0e,0b7c7d7e-1f2a-4b3c-8d4e-5f6a7b8c9d0e}',
+    const other = canonicalUuid('ffffffff-0000-4000-8000-000000000001')!;
+    const buffer = uuidArray([id, other]);
+    expect(buffer.subarray(0, 20).toString('hex')).toBe(
+      '00000001' + '00000000' + '00000b86' + '00000002' + '00000001',
     );
-    expect(arrayLiteral([0n, -5n, 9223372036854775807n])).toBe('{0,-5,9223372036854775807}');
-    expect(arrayLiteral([0, 7, Number.MAX_SAFE_INTEGER, 12n])).toBe('{0,7,9007199254740991,12}');
-    expect(arrayLiteral([])).toBe('{}');
+    expect(parts(buffer).body).toBe(
+      '00000010' +
+        '0b7c7d7e1f2a4b3c8d4e5f6a7b8c9d0e' +
+        '00000010' +
+        'ffffffff000040008000000000000001',
+    );
+    expect(parts(uuidArray([]))).toEqual({ oid: 2950, count: 0, body: '' });
   });
 
-  it('refuses numbers that are not safe integers, and other values', () => {
-    for (const bad of [Number.NaN, 1e21, 1.5, Infinity, null, undefined, {}]) {
-      expect(() => arrayLiteral([bad as unknown as number])).toThrow(TypeError);
+  it('writes numbers and bigints as big-endian two-complement int8, sign and all', () => {
+    const buffer = bigintArray([0, -5, Number.MAX_SAFE_INTEGER, 4294967296, 12n, -1n]);
+    expect(parts(buffer)).toEqual({
+      oid: 20,
+      count: 6,
+      body: [
+        '0000000000000000',
+        'fffffffffffffffb',
+        '001fffffffffffff',
+        '0000000100000000',
+        '000000000000000c',
+        'ffffffffffffffff',
+      ]
+        .map((value) => `00000008${value}`)
+        .join(''),
+    });
+    expect(parts(bigintArray([9223372036854775807n, -9223372036854775808n])).body).toBe(
+      '000000087fffffffffffffff' + '000000088000000000000000',
+    );
+  });
+
+  it('refuses numbers that are not safe integers, bigints past 64 bits, and other values', () => {
+    for (const bad of [Number.NaN, 1e21, 1.5, Infinity, null, undefined, {}, '7']) {
+      expect(() => bigintArray([bad as unknown as number])).toThrow(TypeError);
+    }
+    for (const bad of [9223372036854775808n, -9223372036854775809n]) {
+      expect(() => bigintArray([bad])).toThrow(RangeError);
     }
   });
 });

@@ -38,19 +38,69 @@ export function preparedRows<T>(
   return sqlRows<T>(runner, { name, text: sql } as unknown as string, params);
 }
 
+/** PostgreSQL's type oids of the array elements below (`pg_type.oid`). */
+const UUID_OID = 2950;
+const INT8_OID = 20;
+/** Array header: dimensions, has-nulls flag, element type, length, lower bound; int32 each. */
+const HEADER_BYTES = 20;
+
+/** Offsets in a canonical UUID of the first of each pair of hex digits (the dashes skipped). */
+const HEX_PAIRS = [0, 2, 4, 6, 9, 11, 14, 16, 19, 21, 24, 26, 28, 30, 32, 34];
+/** Value of each lower-case hex digit by character code. */
+const HEX_DIGIT = new Uint8Array(128);
+for (let digit = 0; digit < 16; digit++) HEX_DIGIT['0123456789abcdef'.charCodeAt(digit)] = digit;
+
+/** A one-dimensional array of `count` elements of type `oid`, its header written. */
+function binaryArray(oid: number, count: number, elementBytes: number): [Buffer, DataView] {
+  const buffer = Buffer.allocUnsafe(HEADER_BYTES + count * (4 + elementBytes));
+  const view = new DataView(buffer.buffer, buffer.byteOffset, buffer.length);
+  view.setInt32(0, 1);
+  view.setInt32(4, 0);
+  view.setInt32(8, oid);
+  view.setInt32(12, count);
+  view.setInt32(16, 1);
+  return [buffer, view];
+}
+
 /**
- * A PostgreSQL array literal (`{a,b,c}`) of canonical UUIDs or whole numbers, for a parameter
- * cast to `uuid[]`, `bigint[]` or `numeric[]`. Such values need no quoting, so the literal is one
- * join: the driver quotes and escapes each element of an array parameter, which costs more than
- * the join over a traffic report's 10,000 ids. UUIDs are `Uuid`, checked where they entered;
- * numbers must be safe integers (or bigints); anything else throws.
+ * A `uuid[]` parameter in PostgreSQL's binary format. node-postgres sends a Buffer parameter as
+ * binary, so the server copies 16 bytes per element instead of parsing a text literal: for a
+ * traffic report's 10,000 ids that parsing cost about 4 ms of the statement. The ids are `Uuid`,
+ * canonical, checked where they entered.
  */
-export function arrayLiteral(values: readonly Uuid[] | readonly (number | bigint)[]): string {
-  for (const value of values) {
-    if (typeof value === 'string' || typeof value === 'bigint' || Number.isSafeInteger(value)) {
-      continue;
+export function uuidArray(ids: readonly Uuid[]): Buffer {
+  const [buffer, view] = binaryArray(UUID_OID, ids.length, 16);
+  let at = HEADER_BYTES;
+  for (const id of ids) {
+    view.setInt32(at, 16);
+    at += 4;
+    for (const pair of HEX_PAIRS) {
+      buffer[at++] = (HEX_DIGIT[id.charCodeAt(pair)] << 4) | HEX_DIGIT[id.charCodeAt(pair + 1)];
     }
-    throw new TypeError('arrayLiteral takes canonical UUIDs and whole numbers only');
   }
-  return `{${values.join(',')}}`;
+  return buffer;
+}
+
+/**
+ * A `bigint[]` parameter in PostgreSQL's binary format (see `uuidArray`). Numbers must be safe
+ * integers, bigints within the signed 64-bit range; anything else throws.
+ */
+export function bigintArray(values: readonly (number | bigint)[]): Buffer {
+  const [buffer, view] = binaryArray(INT8_OID, values.length, 8);
+  let at = HEADER_BYTES;
+  for (const value of values) {
+    view.setInt32(at, 8);
+    if (typeof value === 'bigint') {
+      if (BigInt.asIntN(64, value) !== value) throw new RangeError('bigintArray: out of range');
+      view.setBigInt64(at + 4, value);
+    } else if (Number.isSafeInteger(value)) {
+      const high = Math.floor(value / 0x1_0000_0000);
+      view.setInt32(at + 4, high);
+      view.setUint32(at + 8, value - high * 0x1_0000_0000);
+    } else {
+      throw new TypeError('bigintArray takes whole numbers only');
+    }
+    at += 12;
+  }
+  return buffer;
 }

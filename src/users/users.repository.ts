@@ -3,7 +3,7 @@ import { TransactionHost } from '@nestjs-cls/transactional';
 import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { DataSource, type Repository } from 'typeorm';
 import { isUniqueViolation } from '../database/postgres-errors';
-import { arrayLiteral, preparedRows, sqlRows } from '../database/sql';
+import { bigintArray, preparedRows, sqlRows, uuidArray } from '../database/sql';
 import type { Uuid } from '../common/uuid';
 import { DEFAULT_TRAFFIC_LIMIT_KEY } from '../settings-store/app-settings.repository';
 import { type Role, User } from './entities/user.entity';
@@ -475,8 +475,8 @@ export class UsersRepository {
       this.txHost.tx,
       ADD_TRAFFIC_SQL,
       [
-        arrayLiteral(ids),
-        arrayLiteral(ids.map((id) => atMostBigintMax(bytes.get(id)!))),
+        uuidArray(ids),
+        bigintArray(ids.map((id) => atMostBigintMax(bytes.get(id)!))),
         defaultBytes.toString(),
       ],
     );
@@ -487,7 +487,7 @@ export class UsersRepository {
         await sqlRows<{ id: string }>(
           this.txHost.tx,
           `SELECT id FROM users WHERE id = ANY($1::uuid[])`,
-          [ids],
+          [uuidArray(ids)],
         )
       ).map((user) => user.id),
     );
