@@ -20,7 +20,8 @@ export interface SpentToken {
 
 /**
  * Every query on `used_session_tokens`, `traffic_reports` and `node_traffic_days`. Spending a token
- * also reads its user's standing, with the users repository's statement (`trafficStandingsSql`).
+ * also reads its user's standing, with the users repository's statement (`trafficStandingsSql`);
+ * recording a report reads its node's multiplier, and adding a node's day stamps the node.
  */
 @Injectable()
 export class InternalRepository {
@@ -110,30 +111,57 @@ export class InternalRepository {
   }
 
   /**
-   * Records reports as applied, in one statement: the `node/report` keys of those recorded now.
-   * A key applied before is left out, and so is a repeat of a key within `reports`; a concurrent
-   * delivery of the same key waits here for the first one's transaction to end.
+   * Records reports as applied and reads their nodes' traffic multipliers, in one statement. Per
+   * live node named in `reports`: its multiplier (numeric text) and the ids of its reports recorded
+   * now. A report of a deleted or unknown node is not recorded (its node is absent); a key applied
+   * before is left out, and so is a repeat of a key within `reports`. Keys are inserted in the
+   * order given; a concurrent delivery of the same key waits here for the first one's transaction
+   * to end.
    */
-  async recordReports(reports: ReportRecord[]): Promise<Set<string>> {
-    const rows = await sqlRows<{ key: string }>(
+  async recordReports(reports: ReportRecord[]): Promise<Map<string, RecordedReports>> {
+    const rows = await sqlRows<{ id: string; multiplier: string; recorded: string[] }>(
       this.txHost.tx,
-      `INSERT INTO traffic_reports (node_id, report_id, entries)
-       SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::int[])
-       ON CONFLICT (node_id, report_id) DO NOTHING
-       RETURNING node_id || '/' || report_id AS key`,
+      `WITH live AS (
+         SELECT id, traffic_multiplier::text AS multiplier FROM nodes
+          WHERE id = ANY($1::uuid[]) AND deleted_at IS NULL
+       ), recorded AS (
+         INSERT INTO traffic_reports (node_id, report_id, entries)
+         SELECT v.node_id, v.report_id, v.entries
+           FROM unnest($1::uuid[], $2::uuid[], $3::int[])
+                WITH ORDINALITY AS v(node_id, report_id, entries, i)
+          WHERE v.node_id IN (SELECT id FROM live)
+          ORDER BY v.i
+         ON CONFLICT (node_id, report_id) DO NOTHING
+         RETURNING node_id, report_id
+       )
+       SELECT l.id, l.multiplier,
+              COALESCE(array_agg(r.report_id) FILTER (WHERE r.report_id IS NOT NULL), '{}')
+                AS recorded
+         FROM live l LEFT JOIN recorded r ON r.node_id = l.id
+        GROUP BY l.id, l.multiplier`,
       [
         reports.map((report) => report.nodeId),
         reports.map((report) => report.reportId),
         reports.map((report) => report.entries),
       ],
     );
-    return new Set(rows.map((row) => row.key));
+    return new Map(
+      rows.map((row) => [row.id, { multiplier: row.multiplier, recorded: new Set(row.recorded) }]),
+    );
   }
 
-  /** Adds each node's raw and counted bytes to its figures of the current UTC day (one statement). */
+  /**
+   * Adds each node's raw and counted bytes to its figures of the current UTC day and stamps its
+   * last accepted report (`nodes.last_report_at`, rows locked in id order), in one statement.
+   */
   async addNodeDays(days: NodeDay[]): Promise<void> {
     await this.txHost.tx.query(
-      `INSERT INTO node_traffic_days AS d (node_id, day, bytes_up, bytes_down, bytes_counted)
+      `WITH touched AS (
+         UPDATE nodes SET last_report_at = now()
+          WHERE id IN (SELECT id FROM nodes WHERE id = ANY($1::uuid[])
+                        ORDER BY id FOR NO KEY UPDATE)
+       )
+       INSERT INTO node_traffic_days AS d (node_id, day, bytes_up, bytes_down, bytes_counted)
        SELECT v.node_id, (now() AT TIME ZONE 'UTC')::date, v.up, v.down, v.counted
          FROM unnest($1::uuid[], $2::numeric[], $3::numeric[], $4::numeric[])
               AS v(node_id, up, down, counted)
@@ -148,6 +176,12 @@ export class InternalRepository {
       ],
     );
   }
+}
+
+/** A live node's traffic multiplier and the ids of its reports recorded by one call. */
+export interface RecordedReports {
+  multiplier: string;
+  recorded: Set<string>;
 }
 
 /** A report to record: its node, its id and how many entries it had. */

@@ -7,7 +7,6 @@ import { SETTINGS } from '../config/settings.module';
 import { Metrics } from '../metrics/metrics.service';
 import { isDatabaseUnavailable } from '../database/postgres-errors';
 import { deleteInBatches } from '../scheduler/delete-in-batches';
-import { NodesRepository } from '../nodes/nodes.repository';
 import { SessionTokens } from '../nodes/session-token';
 import { type TrafficStanding, UsersRepository } from '../users/users.repository';
 import type { InvalidReason } from './dto/internal.dto';
@@ -179,7 +178,6 @@ export class InternalService {
 
   constructor(
     private readonly internal: InternalRepository,
-    private readonly nodes: NodesRepository,
     private readonly users: UsersRepository,
     @Inject(SessionTokens) private readonly tokens: SessionTokens,
     @Inject(SETTINGS) private readonly settings: Settings,
@@ -291,12 +289,8 @@ export class InternalService {
   private async apply(reports: TrafficReport[]): Promise<PromiseSettledResult<ReportOutcome>[]> {
     const results = new Array<PromiseSettledResult<ReportOutcome>>(reports.length);
     const order = reports.map((_, i) => i).sort((a, b) => compareReports(reports[a], reports[b]));
-    const multipliers = await this.nodes.trafficMultipliers([
-      ...new Set(reports.map((report) => report.nodeId)),
-    ]);
-    const known = order.filter((i) => multipliers.has(reports[i].nodeId));
-    const recorded = await this.internal.recordReports(
-      known.map((i) => ({
+    const nodes = await this.internal.recordReports(
+      order.map((i) => ({
         nodeId: reports[i].nodeId,
         reportId: reports[i].reportId,
         entries: reports[i].userIds.length,
@@ -308,13 +302,14 @@ export class InternalService {
     const tally = new UserTally();
     for (const i of order) {
       const report = reports[i];
-      const multiplier = multipliers.get(report.nodeId);
-      if (multiplier === undefined) {
+      const node = nodes.get(report.nodeId);
+      if (node === undefined) {
         results[i] = { status: 'rejected', reason: new AppError('NOT_FOUND', 'node not found') };
-      } else if (!recorded.delete(`${report.nodeId}/${report.reportId}`)) {
+      } else if (!node.recorded.delete(report.reportId)) {
         results[i] = { status: 'fulfilled', value: NOT_APPLIED };
       } else {
-        applied.push({ index: i, counted: countReport(report, thousandthsOf(multiplier), tally) });
+        const counted = countReport(report, thousandthsOf(node.multiplier), tally);
+        applied.push({ index: i, counted });
       }
     }
 
@@ -336,7 +331,6 @@ export class InternalService {
     if (perNode.size > 0) {
       const nodeIds = [...perNode.keys()].sort();
       await this.internal.addNodeDays(nodeIds.map((id) => perNode.get(id)!));
-      await this.nodes.touchReports(nodeIds);
     }
 
     const over = new Set<string>(added.overLimit);

@@ -281,26 +281,6 @@ export class NodesRepository {
     return rows.map((row) => row.id);
   }
 
-  /** Each existing node's traffic multiplier (numeric text); deleted and unknown ids are absent. */
-  async trafficMultipliers(ids: string[]): Promise<Map<string, string>> {
-    const rows = await sqlRows<{ id: string; multiplier: string }>(
-      this.txHost.tx,
-      `SELECT id, traffic_multiplier::text AS multiplier FROM nodes
-        WHERE id = ANY($1::uuid[]) AND deleted_at IS NULL`,
-      [ids],
-    );
-    return new Map(rows.map((row) => [row.id, row.multiplier]));
-  }
-
-  /** Stamps the nodes' last accepted traffic report, in id order. */
-  async touchReports(ids: string[]): Promise<void> {
-    await this.txHost.tx.query(
-      `UPDATE nodes SET last_report_at = now()
-        WHERE id IN (SELECT id FROM nodes WHERE id = ANY($1::uuid[]) ORDER BY id FOR NO KEY UPDATE)`,
-      [ids],
-    );
-  }
-
   healthTargets(): Promise<HealthTarget[]> {
     return sqlRows<HealthTarget>(
       this.txHost.tx,
