@@ -12,7 +12,7 @@ import { Client } from 'pg';
 import { SERVICE_SECRETS, startFixture } from './lib/fixture';
 import { loadAverage } from './lib/processes';
 import { seedAccounts, seedNodes } from './lib/seed';
-import { canonicalUuid } from '../src/common/uuid';
+import { canonicalUuid, sortedUuids } from '../src/common/uuid';
 import { bigintArray, uuidArray } from '../src/database/sql';
 import { ADD_TRAFFIC_SQL, ORDERED_JOINS } from '../src/users/users.repository';
 
@@ -99,9 +99,9 @@ async function main(): Promise<void> {
      * the service), ordered joins, both arrays in binary format.
      */
     const sameOnce = (shift: number): Promise<number> => {
-      const order = rotated(shift).map((id) => canonicalUuid(id)!);
+      const given = rotated(shift).map((id) => canonicalUuid(id)!);
       return inTransaction(() => {
-        order.sort();
+        const order = sortedUuids(given);
         return [
           [ORDERED_JOINS, []],
           [

@@ -14,3 +14,46 @@ export function canonicalUuid(value: string): Uuid | undefined {
   const lower = value.toLowerCase();
   return CANONICAL_UUID.test(lower) ? (lower as Uuid) : undefined;
 }
+
+/** Value of each lower-case hex digit by character code (0 for any other character). */
+export const HEX_DIGIT = new Uint8Array(128);
+for (let digit = 0; digit < 16; digit++) HEX_DIGIT['0123456789abcdef'.charCodeAt(digit)] = digit;
+
+/**
+ * Positions in a sort key below an id's first 32 bits: 32 + 21 bits are exact in a double. More
+ * ids than that are sorted as strings.
+ */
+const KEY_POSITIONS = 2 ** 21;
+
+/**
+ * The ids in PostgreSQL's uuid order, which is the code-unit order of canonical ids. A traffic
+ * batch sorts up to 50,000 of them inside its transaction, and comparing strings took about 2 ms
+ * per 10,000. Instead, a number per id, its first 32 bits then its position, is sorted as a typed
+ * array (less than half the time); ids that share their first 32 bits, rare among random ids, are
+ * then put in order as strings.
+ */
+export function sortedUuids(ids: readonly Uuid[]): Uuid[] {
+  const count = ids.length;
+  if (count > KEY_POSITIONS) return [...ids].sort();
+  const keys = new Float64Array(count);
+  for (let i = 0; i < count; i++) {
+    const id = ids[i];
+    let high = 0;
+    for (let c = 0; c < 8; c++) high = high * 16 + HEX_DIGIT[id.charCodeAt(c)];
+    keys[i] = high * KEY_POSITIONS + i;
+  }
+  keys.sort();
+  const sorted = new Array<Uuid>(count);
+  for (let i = 0; i < count; i++) sorted[i] = ids[keys[i] % KEY_POSITIONS];
+  for (let start = 0; start < count; ) {
+    const high = Math.floor(keys[start] / KEY_POSITIONS);
+    let end = start + 1;
+    while (end < count && Math.floor(keys[end] / KEY_POSITIONS) === high) end++;
+    if (end - start > 1) {
+      const run = sorted.slice(start, end).sort();
+      for (let k = 0; k < run.length; k++) sorted[start + k] = run[k];
+    }
+    start = end;
+  }
+  return sorted;
+}

@@ -55,15 +55,3 @@ describe('binary array parameters', () => {
     }
   });
 });
-
-describe('canonicalUuid', () => {
-  it('gives the lower-case form of a UUID in either case, and nothing for anything else', () => {
-    expect(canonicalUuid('0B7C7D7E-1F2A-4B3C-8D4E-5F6A7B8C9D0E')).toBe(
-      '0b7c7d7e-1f2a-4b3c-8d4e-5f6a7b8c9d0e',
-    );
-    for (const bad of ['a,b', '"x"', 'NULL', '{}', ' ', '0b7c7d7e1f2a4b3c8d4e5f6a7b8c9d0e']) {
-      expect(canonicalUuid(bad)).toBeUndefined();
-    }
-    expect(canonicalUuid('0b7c7d7e-1f2a-4b3c-8d4e-5f6a7b8c9d0e}')).toBeUndefined();
-  });
-});

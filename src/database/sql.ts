@@ -1,5 +1,5 @@
 import type { DataSource, EntityManager } from 'typeorm';
-import type { Uuid } from '../common/uuid';
+import { HEX_DIGIT, type Uuid } from '../common/uuid';
 
 /**
  * Runs one SQL statement and returns its rows. TypeORM answers `UPDATE … RETURNING` and
@@ -46,9 +46,6 @@ const HEADER_BYTES = 20;
 
 /** Offsets in a canonical UUID of the first of each pair of hex digits (the dashes skipped). */
 const HEX_PAIRS = [0, 2, 4, 6, 9, 11, 14, 16, 19, 21, 24, 26, 28, 30, 32, 34];
-/** Value of each lower-case hex digit by character code. */
-const HEX_DIGIT = new Uint8Array(128);
-for (let digit = 0; digit < 16; digit++) HEX_DIGIT['0123456789abcdef'.charCodeAt(digit)] = digit;
 
 /** A one-dimensional array of `count` elements of type `oid`, its header written. */
 function binaryArray(oid: number, count: number, elementBytes: number): [Buffer, DataView] {

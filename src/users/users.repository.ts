@@ -4,7 +4,7 @@ import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-t
 import { DataSource, type Repository } from 'typeorm';
 import { isUniqueViolation } from '../database/postgres-errors';
 import { bigintArray, preparedRows, sqlRows, uuidArray } from '../database/sql';
-import type { Uuid } from '../common/uuid';
+import { sortedUuids, type Uuid } from '../common/uuid';
 import { DEFAULT_TRAFFIC_LIMIT_KEY } from '../settings-store/app-settings.repository';
 import { type Role, User } from './entities/user.entity';
 import { NoUserCondition, PartnerCodeTakenCondition, UsernameTakenCondition } from './users.errors';
@@ -468,8 +468,7 @@ export class UsersRepository {
     bytes: ReadonlyMap<Uuid, number | bigint>,
     defaultBytes: bigint,
   ): Promise<TrafficAdded> {
-    // Code-unit order of canonical UUIDs is PostgreSQL's uuid order.
-    const ids = [...bytes.keys()].sort();
+    const ids = sortedUuids([...bytes.keys()]);
     await sqlRows(this.txHost.tx, ORDERED_JOINS);
     const [row] = await sqlRows<{ updated: number; overLimit: string[] }>(
       this.txHost.tx,
