@@ -9,7 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Agent, request } from 'node:http';
-import { Client } from 'pg';
+import { Client, type QueryConfig } from 'pg';
 import { SERVICE_SECRETS, startFixture } from './lib/fixture';
 import { loadAverage } from './lib/processes';
 import { seedAccounts, seedNodes } from './lib/seed';
@@ -72,10 +72,12 @@ async function main(): Promise<void> {
     await bare.connect();
     const rotated = (shift: number): string[] => ids.map((_, i) => ids[(i + shift) % ids.length]);
     /** The statements in one transaction; the clock includes making their parameters. */
-    const inTransaction = async (statements: () => [string, unknown[]][]): Promise<number> => {
+    const inTransaction = async (
+      statements: () => [string | QueryConfig, unknown[]][],
+    ): Promise<number> => {
       const started = performance.now();
       await bare.query('BEGIN');
-      for (const [text, values] of statements()) await bare.query(text, values);
+      for (const [query, values] of statements()) await bare.query(query, values);
       await bare.query('COMMIT');
       return performance.now() - started;
     };
@@ -100,7 +102,7 @@ async function main(): Promise<void> {
       return inTransaction(() => {
         const order = sortedUuids(given);
         return [
-          [ORDERED_JOINS, []],
+          [{ name: 'ordered_joins', text: ORDERED_JOINS }, []],
           [
             ADD_TRAFFIC_SQL,
             [uuidArray(order), bigintArray(order.map((_, i) => 51_000 + 2 * i)), '1000000000000'],

@@ -24,8 +24,10 @@ export async function sqlRows<T>(
 
 /**
  * Like `sqlRows`, as a named prepared statement: PostgreSQL parses and plans it once per
- * connection instead of on every call. For the statements every signed-in request runs, where
- * planning cost several times the execution. `name` must be unique to this exact `sql`.
+ * connection instead of on every call. For the statements every signed-in request or traffic batch
+ * runs, where planning cost several times the execution; not for one whose best plan depends on
+ * its parameters' size (PostgreSQL may settle on one generic plan). `name` must be unique to this
+ * exact `sql`.
  */
 export function preparedRows<T>(
   runner: DataSource | EntityManager,

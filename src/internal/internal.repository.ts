@@ -119,8 +119,9 @@ export class InternalRepository {
    * to end.
    */
   async recordReports(reports: ReportRecord[]): Promise<Map<string, RecordedReports>> {
-    const rows = await sqlRows<{ id: string; multiplier: string; recorded: string[] }>(
+    const rows = await preparedRows<{ id: string; multiplier: string; recorded: string[] }>(
       this.txHost.tx,
+      'record_traffic_reports',
       `WITH live AS (
          SELECT id, traffic_multiplier::text AS multiplier FROM nodes
           WHERE id = ANY($1::uuid[]) AND deleted_at IS NULL
@@ -155,7 +156,9 @@ export class InternalRepository {
    * last accepted report (`nodes.last_report_at`, rows locked in id order), in one statement.
    */
   async addNodeDays(days: NodeDay[]): Promise<void> {
-    await this.txHost.tx.query(
+    await preparedRows(
+      this.txHost.tx,
+      'add_node_traffic_days',
       `WITH touched AS (
          UPDATE nodes SET last_report_at = now()
           WHERE id IN (SELECT id FROM nodes WHERE id = ANY($1::uuid[])

@@ -469,7 +469,8 @@ export class UsersRepository {
     defaultBytes: bigint,
   ): Promise<TrafficAdded> {
     const ids = sortedUuids([...bytes.keys()]);
-    await sqlRows(this.txHost.tx, ORDERED_JOINS);
+    await preparedRows(this.txHost.tx, 'ordered_joins', ORDERED_JOINS, []);
+    // Planned at each call, not prepared: the join the planner picks depends on how many users.
     const [row] = await sqlRows<{ updated: number; overLimit: string[] }>(
       this.txHost.tx,
       ADD_TRAFFIC_SQL,
