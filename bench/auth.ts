@@ -10,6 +10,7 @@ import { startFixture } from './lib/fixture';
 import { alternatingRounds, row, TABLE_HEAD, type Target } from './lib/cpu-load';
 import { BENCH, median } from './lib/load';
 import { loadAverage, peakRssMiB } from './lib/processes';
+import { resetStatements, statementTimes } from './lib/statements';
 
 const DURATION_S = BENCH.durationS;
 const CONNECTIONS = BENCH.connections;
@@ -31,10 +32,7 @@ async function main(): Promise<void> {
     const baseline: Target = { url: `${fixture.baseline.url}/users/me` };
     const linesBefore = logLines(fixture.service.logFile);
 
-    if (STATEMENTS) {
-      await fixture.sql('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
-      await fixture.sql('SELECT pg_stat_statements_reset()');
-    }
+    if (STATEMENTS) await resetStatements(fixture.sql);
     const rounds = await alternatingRounds(fixture, () => ({ target: service }), baseline);
     const serviceRounds = rounds.service;
     const baselineRounds = rounds.reference;
@@ -60,7 +58,12 @@ async function main(): Promise<void> {
         '',
       ].join('\n'),
     );
-    if (STATEMENTS) await printStatements(fixture.sql);
+    if (STATEMENTS) {
+      const title = 'PostgreSQL statements over the measured rounds (both servers)';
+      process.stdout.write(
+        await statementTimes(fixture.sql, { title, minCalls: 100, unit: 'µs', limit: 8 }),
+      );
+    }
   } finally {
     await fixture.close();
   }
@@ -75,22 +78,6 @@ async function signUp(base: string): Promise<string> {
 
 function logLines(file: string): number {
   return readFileSync(file, 'utf8').split('\n').length - 1;
-}
-
-async function printStatements(
-  sql: (text: string) => Promise<Record<string, unknown>[]>,
-): Promise<void> {
-  const rows = await sql(
-    `SELECT calls, round(total_plan_time::numeric * 1000 / calls, 1) AS plan_us,
-            round(total_exec_time::numeric * 1000 / calls, 1) AS exec_us,
-            left(regexp_replace(query, '\\s+', ' ', 'g'), 110) AS query
-       FROM pg_stat_statements WHERE calls > 100 ORDER BY calls * (total_exec_time + total_plan_time) DESC LIMIT 8`,
-  );
-  process.stdout.write('PostgreSQL statements over the measured rounds (both servers):\n');
-  for (const r of rows) {
-    const each = `planned in ${String(r.plan_us)} µs, run in ${String(r.exec_us)} µs`;
-    process.stdout.write(`  ${String(r.calls)} calls, ${each}: ${String(r.query)}\n`);
-  }
 }
 
 main().catch((error: unknown) => {

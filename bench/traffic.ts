@@ -13,6 +13,7 @@ import { Client, type QueryConfig } from 'pg';
 import { SERVICE_SECRETS, startFixture } from './lib/fixture';
 import { loadAverage } from './lib/processes';
 import { seedAccounts, seedNodes } from './lib/seed';
+import { resetStatements, statementTimes } from './lib/statements';
 import { canonicalUuid, sortedUuids } from '../src/common/uuid';
 import { bigintArray, uuidArray } from '../src/database/sql';
 import { ADD_TRAFFIC_SQL, ORDERED_JOINS } from '../src/users/users.repository';
@@ -112,10 +113,7 @@ async function main(): Promise<void> {
     };
     for (let i = 0; i < 3; i++) await bareOnce(i);
     for (let i = 0; i < 3; i++) await sameOnce(i);
-    if (STATEMENTS) {
-      await fixture.sql('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
-      await fixture.sql('SELECT pg_stat_statements_reset()');
-    }
+    if (STATEMENTS) await resetStatements(fixture.sql);
 
     const serviceMs: number[] = [];
     const bareMs: number[] = [];
@@ -127,7 +125,13 @@ async function main(): Promise<void> {
       bareMs.push(await bareOnce(i * 7));
       sameMs.push(await sameOnce(i * 7));
     }
-    const statements = STATEMENTS ? await statementTimes(fixture.sql) : '';
+    const statements = STATEMENTS
+      ? await statementTimes(fixture.sql, {
+          title: 'PostgreSQL statements of the one-at-a-time rounds (service and bare client)',
+          minCalls: SEQUENTIAL,
+          unit: 'ms',
+        })
+      : '';
     const payloads = nodes.map((node, n) => body(node, n * 200));
     const concurrentMs = (await send(payloads)).allMs;
 
@@ -194,27 +198,6 @@ function postReport(
     sending.on('error', reject);
     sending.end(payload);
   });
-}
-
-/** Each statement's mean planning and run time over the one-at-a-time rounds (both clients). */
-async function statementTimes(
-  sql: (text: string) => Promise<Record<string, unknown>[]>,
-): Promise<string> {
-  const rows = await sql(
-    `SELECT calls, round(total_plan_time::numeric / calls, 2) AS plan_ms,
-            round(total_exec_time::numeric / calls, 2) AS exec_ms,
-            left(regexp_replace(query, '\\s+', ' ', 'g'), 100) AS query
-       FROM pg_stat_statements WHERE calls >= ${SEQUENTIAL}
-      ORDER BY total_exec_time + total_plan_time DESC LIMIT 12`,
-  );
-  return [
-    'PostgreSQL statements of the one-at-a-time rounds, mean ms (service and bare client):',
-    ...rows.map(
-      (r) =>
-        `  ${String(r.calls)} × plan ${String(r.plan_ms)} + run ${String(r.exec_ms)}: ${String(r.query)}`,
-    ),
-    '',
-  ].join('\n');
 }
 
 main().catch((error: unknown) => {
