@@ -45,7 +45,9 @@ export function sortedUuids(ids: readonly Uuid[]): Uuid[] {
   keys.sort();
   const sorted = new Array<Uuid>(count);
   for (let i = 0; i < count; i++) sorted[i] = ids[keys[i] % KEY_POSITIONS];
-  for (let start = 0; start < count; ) {
+  // Ids that share their first 32 bits are still in input order among themselves.
+  let start = 0;
+  while (start < count) {
     const high = Math.floor(keys[start] / KEY_POSITIONS);
     let end = start + 1;
     while (end < count && Math.floor(keys[end] / KEY_POSITIONS) === high) end++;
