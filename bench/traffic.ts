@@ -196,6 +196,8 @@ function postReport(
       },
     );
     sending.on('error', reject);
+    // A hung service fails the run instead of stalling it.
+    sending.setTimeout(60_000, () => sending.destroy(new Error('no answer within 60 s')));
     sending.end(payload);
   });
 }

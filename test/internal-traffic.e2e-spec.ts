@@ -450,6 +450,50 @@ describe('internal: traffic reports count every byte exactly once', () => {
     expect((await used([id])).get(id)).toBe(18);
   });
 
+  it('a deleted node is 404 and its report is not recorded; a repeat does not stamp the node', async () => {
+    const [id] = await users(1);
+    const reportsOf = async (node: string): Promise<number> =>
+      (
+        (await t.dataSource.query(
+          `SELECT count(*)::int AS n FROM traffic_reports WHERE node_id = $1`,
+          [node],
+        )) as { n: number }[]
+      )[0].n;
+    const lastReportAt = async (node: string): Promise<Date | null> =>
+      (
+        (await t.dataSource.query(`SELECT last_report_at FROM nodes WHERE id = $1`, [node])) as {
+          last_report_at: Date | null;
+        }[]
+      )[0].last_report_at;
+
+    const deleted = await newNode();
+    await t.dataSource.query(`UPDATE nodes SET deleted_at = now() WHERE id = $1`, [deleted]);
+    const refused = await send({
+      node_id: deleted,
+      report_id: randomUUID(),
+      entries: [{ user_id: id, bytes_up: 5, bytes_down: 5 }],
+    });
+    expect(refused.status).toBe(404);
+    expect(await reportsOf(deleted)).toBe(0);
+    expect(await lastReportAt(deleted)).toBeNull();
+    expect((await used([id])).get(id)).toBe(0);
+
+    const live = await newNode();
+    const report = {
+      node_id: live,
+      report_id: randomUUID(),
+      entries: [{ user_id: id, bytes_up: 5, bytes_down: 5 }],
+    };
+    await send(report).expect(200);
+    expect(await lastReportAt(live)).not.toBeNull();
+    await t.dataSource.query(`UPDATE nodes SET last_report_at = NULL WHERE id = $1`, [live]);
+    const repeat = await send(report);
+    expect(repeat.body).toEqual({ applied: false, over_limit: [], unknown_users: 0 });
+    expect(await lastReportAt(live)).toBeNull();
+    expect(await reportsOf(live)).toBe(1);
+    expect((await used([id])).get(id)).toBe(10);
+  });
+
   it('over_limit names the reported users now at or over their limit', async () => {
     const [under, at, over] = await users(3);
     await t.dataSource.query(

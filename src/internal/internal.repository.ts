@@ -194,7 +194,10 @@ export interface ReportRecord {
   entries: number;
 }
 
-/** One node's figures of one report batch; `nodeId`s of one call are distinct. */
+/**
+ * One node's figures of one report batch. The `nodeId`s of one call are distinct and sorted: the
+ * daily rows are locked in that order, so concurrent batches queue instead of deadlocking.
+ */
 export interface NodeDay {
   nodeId: string;
   up: bigint;

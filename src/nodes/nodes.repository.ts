@@ -110,7 +110,11 @@ const NODE = `n.id, n.name, n.host, n.ssh_port AS "sshPort", n.ssh_user AS "sshU
   n.last_error AS "lastError", n.last_checked_at AS "lastCheckedAt",
   n.last_report_at AS "lastReportAt", n.created_at AS "createdAt"`;
 
-/** Every query on `nodes`. Deleted nodes are invisible to all of them. */
+/**
+ * Every query on `nodes` but the traffic batch's two (in `InternalRepository`: reading the
+ * multipliers of live nodes with the report record, stamping `last_report_at` with the daily
+ * figures). Deleted nodes are invisible to all of them.
+ */
 @Injectable()
 export class NodesRepository {
   constructor(

@@ -469,13 +469,14 @@ export class UsersRepository {
     defaultBytes: bigint,
   ): Promise<TrafficAdded> {
     const ids = sortedUuids([...bytes.keys()]);
+    const idArray = uuidArray(ids);
     await preparedRows(this.txHost.tx, 'ordered_joins', ORDERED_JOINS, []);
     // Planned at each call, not prepared: the join the planner picks depends on how many users.
     const [row] = await sqlRows<{ updated: number; overLimit: string[] }>(
       this.txHost.tx,
       ADD_TRAFFIC_SQL,
       [
-        uuidArray(ids),
+        idArray,
         bigintArray(ids.map((id) => atMostBigintMax(bytes.get(id)!))),
         defaultBytes.toString(),
       ],
@@ -487,7 +488,7 @@ export class UsersRepository {
         await sqlRows<{ id: string }>(
           this.txHost.tx,
           `SELECT id FROM users WHERE id = ANY($1::uuid[])`,
-          [uuidArray(ids)],
+          [idArray],
         )
       ).map((user) => user.id),
     );
