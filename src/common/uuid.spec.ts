@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { canonicalUuid, sortedUuids, type Uuid } from './uuid';
+import { canonicalUuid, sortedUuids, type Uuid, writeUuidBytes } from './uuid';
 
 describe('canonicalUuid', () => {
   it('gives the lower-case form of a UUID in either case, and nothing for anything else', () => {
@@ -43,5 +43,16 @@ describe('sortedUuids', () => {
     ]);
     const shared = Array.from({ length: 2_000 }, () => uuid(`abcdef01${randomUUID().slice(8)}`));
     expect(sortedUuids(shared)).toEqual([...shared].sort());
+  });
+});
+
+describe('writeUuidBytes', () => {
+  it('writes the 16 bytes the hex digits spell, at the offset, and nothing else', () => {
+    const ids = Array.from({ length: 50 }, () => randomUUID());
+    const target = Buffer.alloc(2 + 16 * ids.length, 0xee);
+    ids.forEach((id, i) => writeUuidBytes(id, target, 1 + 16 * i));
+    expect(target[0]).toBe(0xee);
+    expect(target[target.length - 1]).toBe(0xee);
+    expect(target.subarray(1, -1).toString('hex')).toBe(ids.join('').replaceAll('-', ''));
   });
 });

@@ -16,8 +16,22 @@ export function canonicalUuid(value: string): Uuid | undefined {
 }
 
 /** Value of each lower-case hex digit by character code (0 for any other character). */
-export const HEX_DIGIT = new Uint8Array(128);
+const HEX_DIGIT = new Uint8Array(128);
 for (let digit = 0; digit < 16; digit++) HEX_DIGIT['0123456789abcdef'.charCodeAt(digit)] = digit;
+
+/** Offsets in a canonical UUID of the first of each pair of hex digits (the dashes skipped). */
+const HEX_PAIRS = [0, 2, 4, 6, 9, 11, 14, 16, 19, 21, 24, 26, 28, 30, 32, 34];
+
+/**
+ * Writes the 16 bytes of canonical UUID `id` into `target` at `at`. The caller has checked `id`
+ * (a `Uuid`, or a match of CANONICAL_UUID): other characters would be written as zeros.
+ */
+export function writeUuidBytes(id: string, target: Uint8Array, at: number): void {
+  for (let i = 0; i < 16; i++) {
+    const pair = HEX_PAIRS[i];
+    target[at + i] = (HEX_DIGIT[id.charCodeAt(pair)] << 4) | HEX_DIGIT[id.charCodeAt(pair + 1)];
+  }
+}
 
 /**
  * Positions in a sort key below an id's first 32 bits: 32 + 21 bits are exact in a double. More

@@ -1,5 +1,5 @@
 import type { DataSource, EntityManager } from 'typeorm';
-import { HEX_DIGIT, type Uuid } from '../common/uuid';
+import { type Uuid, writeUuidBytes } from '../common/uuid';
 
 /**
  * Runs one SQL statement and returns its rows. TypeORM answers `UPDATE … RETURNING` and
@@ -46,9 +46,6 @@ const INT8_OID = 20;
 /** Array header: dimensions, has-nulls flag, element type, length, lower bound; int32 each. */
 const HEADER_BYTES = 20;
 
-/** Offsets in a canonical UUID of the first of each pair of hex digits (the dashes skipped). */
-const HEX_PAIRS = [0, 2, 4, 6, 9, 11, 14, 16, 19, 21, 24, 26, 28, 30, 32, 34];
-
 /** A one-dimensional array of `count` elements of type `oid`, its header written. */
 function binaryArray(oid: number, count: number, elementBytes: number): [Buffer, DataView] {
   const buffer = Buffer.allocUnsafe(HEADER_BYTES + count * (4 + elementBytes));
@@ -72,10 +69,8 @@ export function uuidArray(ids: readonly Uuid[]): Buffer {
   let at = HEADER_BYTES;
   for (const id of ids) {
     view.setInt32(at, 16);
-    at += 4;
-    for (const pair of HEX_PAIRS) {
-      buffer[at++] = (HEX_DIGIT[id.charCodeAt(pair)] << 4) | HEX_DIGIT[id.charCodeAt(pair + 1)];
-    }
+    writeUuidBytes(id, buffer, at + 4);
+    at += 20;
   }
   return buffer;
 }

@@ -6,7 +6,7 @@ import {
   randomUUID,
   timingSafeEqual,
 } from 'node:crypto';
-import { CANONICAL_UUID as UUID } from '../common/uuid';
+import { CANONICAL_UUID as UUID, writeUuidBytes } from '../common/uuid';
 
 /** Marks a routing session token; an access JWT (`eyJ…`) can never start with it. */
 const PREFIX = 'vst2.';
@@ -31,7 +31,8 @@ export class TokenTargets {
 
   constructor(readonly nodeIds: readonly string[]) {
     if (!nodeIds.every((id) => UUID.test(id))) throw new TypeError('node ids must be UUIDs');
-    this.blocks = Buffer.from(nodeIds.map((id) => id.replaceAll('-', '')).join(''), 'hex');
+    this.blocks = Buffer.alloc(nodeIds.length * BLOCK);
+    nodeIds.forEach((id, i) => writeUuidBytes(id, this.blocks, i * BLOCK));
   }
 }
 
