@@ -1,6 +1,6 @@
-// `npm run migration:generate -- <name>`: writes src/migrations/NNNN-<name>.ts with the SQL that brings a
+// `npm run migration:generate -- <name>`: writes migrations/NNNN-<name>.ts with the SQL that brings a
 // database migrated to the newest migration in line with the entities. Review it, then add the class
-// to src/migrations/index.ts.
+// to migrations/index.ts.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,7 +13,7 @@ if (!name || !/^[a-z0-9]+(-[a-z0-9]+)*$/.test(name)) {
   console.error('usage: npm run migration:generate -- <kebab-case-name>');
   process.exit(2);
 }
-const numbers = readdirSync(join(root, 'src', 'migrations'))
+const numbers = readdirSync(join(root, 'migrations'))
   .map((file) => /^(\d{4})-/.exec(file)?.[1])
   .filter(Boolean)
   .map(Number);
@@ -37,11 +37,11 @@ if (code !== 0) process.exit(code);
 
 const generated = readFileSync(join(out, readdirSync(out)[0]), 'utf8');
 const body = generated.slice(generated.indexOf('    public async up'), generated.lastIndexOf('}'));
-const file = join(root, 'src', 'migrations', `${number}-${name}.ts`);
+const file = join(root, 'migrations', `${number}-${name}.ts`);
 writeFileSync(
   file,
   `import type { MigrationInterface, QueryRunner } from 'typeorm';\n\n` +
     `export class ${className} implements MigrationInterface {\n` +
     `  name = '${className.slice(0, -4)}${number.padStart(13, '0')}';\n\n${body.replace(/^ {4}/gm, '  ')}}\n`,
 );
-console.log(`wrote ${file}; review it and add ${className} to src/migrations/index.ts`);
+console.log(`wrote ${file}; review it and add ${className} to migrations/index.ts`);

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { dataSourceOptions } from '../src/database/data-source';
-import { MIGRATIONS } from '../src/migrations';
+import { MIGRATIONS } from '../migrations';
 
 async function admin(sql: string): Promise<void> {
   const client = new Client({ connectionString: process.env.TEST_PG_ADMIN_URL });

@@ -11,7 +11,7 @@ import { join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 import { imageEnvironment } from '../scripts/lib/image-env';
-import { MIGRATIONS } from '../src/migrations';
+import { MIGRATIONS } from '../migrations';
 import { TEST_SECRETS } from './harness/app';
 import { createTestDatabase, type TestDatabase } from './harness/database';
 import { exited, freePort, runCommand, waitHealthy } from './harness/processes';
@@ -21,10 +21,12 @@ const ROOT = resolve(__dirname, '..');
 const SPRAY_MS = 60_000;
 const BUILD_INPUTS = [
   'src',
+  'migrations',
   'package.json',
   'package-lock.json',
   'tsconfig.json',
   'tsconfig.build.json',
+  'tsconfig.migrations.json',
   'nest-cli.json',
   // Shipped in the image too (the provisioning script the service uploads to nodes).
   'deploy',
@@ -119,10 +121,13 @@ describe('the production image, laid out without an engine', () => {
     expect(imageCommand()).toEqual(['node', 'dist/main.js']);
     expect(existsSync(join(image, 'dist/main.js'))).toBe(true);
     expect(existsSync(join(image, 'dist/database/cli-data-source.js'))).toBe(true);
+    expect(existsSync(join(image, 'dist/migrations/0001-initial.js'))).toBe(true);
+    expect(existsSync(join(image, 'dist/migrations/index.js'))).toBe(true);
     // ts-node stays (an optional peer of typeorm), but without src/ it has nothing to run.
     expect(existsSync(join(image, 'node_modules/@nestjs/cli'))).toBe(false);
     expect(existsSync(join(image, 'node_modules/jest'))).toBe(false);
     expect(existsSync(join(image, 'src'))).toBe(false);
+    expect(existsSync(join(image, 'migrations'))).toBe(false);
   });
 
   it("runs, shows and reverts migrations with docker-compose.yml's migrate command", async () => {

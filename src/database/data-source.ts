@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { type DataSourceOptions } from 'typeorm';
-import { MIGRATIONS } from '../migrations';
 import { ENTITIES } from './entities';
+import { loadMigrations } from './migrations';
 import { SnakeNamingStrategy } from './naming-strategy';
 
 /**
@@ -33,7 +33,7 @@ export function dataSourceOptions(
     type: 'postgres',
     url,
     entities: ENTITIES,
-    migrations: MIGRATIONS,
+    migrations: loadMigrations(),
     migrationsTableName: 'migrations',
     migrationsTransactionMode: 'each',
     namingStrategy: new SnakeNamingStrategy(),
