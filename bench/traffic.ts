@@ -16,7 +16,7 @@ import { seedAccounts, seedNodes } from './lib/seed';
 import { resetStatements, statementTimes } from './lib/statements';
 import { canonicalUuid, sortedUuids } from '../src/common/uuid';
 import { bigintArray, uuidArray } from '../src/database/sql';
-import { ADD_TRAFFIC_SQL, ORDERED_JOINS } from '../src/users/users.repository';
+import { ADD_TRAFFIC_SQL, ORDERED_JOINS } from '../src/users/user-traffic.repository';
 
 const ENTRIES = 10_000;
 const SEQUENTIAL = Number(process.env.BENCH_REPORTS ?? 20);

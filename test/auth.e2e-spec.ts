@@ -1,7 +1,7 @@
 import { createHash, createHmac } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import { accessTokenKey } from '../src/auth/sessions.service';
-import { UsersRepository } from '../src/users/users.repository';
+import { AccountsRepository } from '../src/users/accounts.repository';
 import { UsersService } from '../src/users/users.service';
 import { AuthService } from '../src/auth/auth.service';
 import { startTestApp, TRUSTED_ORIGIN, type TestApp } from './harness/app';
@@ -139,7 +139,7 @@ describe('accounts and sessions', () => {
         bearer: { Authorization: `Bearer ${crossed}` },
       })),
     ];
-    const reads = slowedDown(t.app.get(UsersRepository), 'findBySessions');
+    const reads = slowedDown(t.app.get(AccountsRepository), 'findBySessions');
     try {
       const answers = await Promise.all(
         callers.map(({ bearer }) => t.http().get('/api/v1/users/me').set(bearer)),
@@ -157,7 +157,7 @@ describe('accounts and sessions', () => {
 
   it('a session read that fails is a 500 for the requests it served, never a signed-out 401', async () => {
     const u = await newUser(t, 'seed');
-    const repository = t.app.get(UsersRepository);
+    const repository = t.app.get(AccountsRepository);
     const reads = jest
       .spyOn(repository, 'findBySessions')
       .mockRejectedValueOnce(new Error('a failing statement'));

@@ -10,8 +10,8 @@ import {
   ADD_TRAFFIC_SQL,
   BIGINT_MAX,
   ORDERED_JOINS,
-  UsersRepository,
-} from '../src/users/users.repository';
+  UserTrafficRepository,
+} from '../src/users/user-traffic.repository';
 import { startTestApp, type TestApp } from './harness/app';
 import { newUser, type TestUser } from './harness/factories';
 import { createNode } from './harness/nodes';
@@ -252,7 +252,7 @@ describe('internal: traffic reports count every byte exactly once', () => {
     // of the counters' UPDATE itself is what keeps them from deadlocking.
     const ids = await users(3_000);
     const txHost = t.app.get<TransactionHost<TransactionalAdapterTypeOrm>>(TransactionHost);
-    const counters = t.app.get(UsersRepository);
+    const counters = t.app.get(UserTrafficRepository);
     const writers = 6;
     const added = await Promise.all(
       Array.from({ length: writers }, (_, n) => {

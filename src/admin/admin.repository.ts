@@ -20,7 +20,7 @@ export interface UserPageRow {
   sortKey: string;
 }
 
-/** The reads of staff administration (writes of users are UsersRepository's). */
+/** The reads of staff administration (writes of users are the users feature's repositories'). */
 @Injectable()
 export class AdminRepository {
   constructor(private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>) {}

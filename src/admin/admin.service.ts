@@ -11,7 +11,8 @@ import {
 import type { UserView } from '../users/dto/user.response';
 import type { Role, User } from '../users/entities/user.entity';
 import { PartnerCodeTakenCondition, UsernameTakenCondition } from '../users/users.errors';
-import { type NewStaff, UsersRepository } from '../users/users.repository';
+import { AccountsRepository, type NewStaff } from '../users/accounts.repository';
+import { UserTrafficRepository } from '../users/user-traffic.repository';
 import { AdvisoryLocks } from '../database/advisory-lock';
 import { Transactional } from '@nestjs-cls/transactional';
 import { UsersService } from '../users/users.service';
@@ -36,7 +37,8 @@ export interface NewStaffAccount {
 export class AdminService {
   constructor(
     private readonly admin: AdminRepository,
-    private readonly usersRepo: UsersRepository,
+    private readonly usersRepo: AccountsRepository,
+    private readonly traffic: UserTrafficRepository,
     private readonly appSettings: AppSettingsRepository,
     private readonly locks: AdvisoryLocks,
     private readonly users: UsersService,
@@ -163,7 +165,7 @@ export class AdminService {
     const next = bytes === null ? null : String(bytes);
     const user = await this.usersRepo.lockOne(targetId);
     if (user.trafficLimitBytes === next) return;
-    await this.usersRepo.setTrafficLimit(targetId, next);
+    await this.traffic.setTrafficLimit(targetId, next);
     await this.audit.record({
       actorId,
       action: AUDIT_ACTIONS.trafficLimitChanged,

@@ -5,7 +5,7 @@ import { readPublicConfig } from '../config/runtime';
 import { type Settings } from '../config/settings';
 import { SETTINGS } from '../config/settings.module';
 import type { User } from '../users/entities/user.entity';
-import { UsersRepository } from '../users/users.repository';
+import { AccountsRepository } from '../users/accounts.repository';
 import { AuthRepository } from './auth.repository';
 import type { TelegramLoginRequest } from './dto/auth.dto';
 import { hashPassword, needsRehash, verifyPassword } from './passwords';
@@ -35,7 +35,7 @@ export interface LoginCodePoll {
 @Injectable()
 export class AuthService {
   constructor(
-    private readonly users: UsersRepository,
+    private readonly users: AccountsRepository,
     private readonly repository: AuthRepository,
     private readonly sessions: SessionsService,
     @Inject(SETTINGS) private readonly settings: Settings,

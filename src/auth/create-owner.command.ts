@@ -6,7 +6,7 @@ import { type Settings } from '../config/settings';
 import { startCommandContext } from '../database/command-context';
 import { StaffCredentials } from '../users/dto/staff.dto';
 import { UsernameTakenCondition } from '../users/users.errors';
-import { UsersRepository } from '../users/users.repository';
+import { AccountsRepository } from '../users/accounts.repository';
 import { hashPassword } from './passwords';
 
 /**
@@ -23,9 +23,9 @@ export async function runCreateOwner(settings: Settings, databaseUrl: string): P
     console.error(`cannot create the owner:\n  ${problems.join('\n  ')}`);
     return 1;
   }
-  const context = await startCommandContext(settings, databaseUrl, [UsersRepository]);
+  const context = await startCommandContext(settings, databaseUrl, [AccountsRepository]);
   try {
-    const users = context.get(UsersRepository);
+    const users = context.get(AccountsRepository);
     const owner = await users.createStaff({
       username: credentials.username,
       passwordHash: await hashPassword(credentials.password),

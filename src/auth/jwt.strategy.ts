@@ -9,7 +9,11 @@ import { AppError } from '../common/errors';
 import { CANONICAL_UUID } from '../common/uuid';
 import { type Settings } from '../config/settings';
 import { SETTINGS } from '../config/settings.module';
-import { type SessionKey, type UserWithDefaults, UsersRepository } from '../users/users.repository';
+import {
+  AccountsRepository,
+  type SessionKey,
+  type UserWithDefaults,
+} from '../users/accounts.repository';
 import { type AccessClaims, accessTokenKey } from './sessions.service';
 
 const fromBearer = ExtractJwt.fromAuthHeaderAsBearerToken();
@@ -37,7 +41,7 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
    */
   private readonly sessions: BatchQueue<SessionKey, UserWithDefaults | null>;
 
-  constructor(@Inject(SETTINGS) settings: Settings, users: UsersRepository) {
+  constructor(@Inject(SETTINGS) settings: Settings, users: AccountsRepository) {
     super({
       jwtFromRequest: accessToken,
       // passport-jwt hands the key to jsonwebtoken, which takes a KeyObject; its typings predate that.

@@ -4,7 +4,11 @@ import { isUUID } from 'class-validator';
 import { AppError, validationFailed } from '../common/errors';
 import { type Settings } from '../config/settings';
 import { SETTINGS } from '../config/settings.module';
-import { type SubscriptionRecord, UsersRepository } from '../users/users.repository';
+import { AccountsRepository } from '../users/accounts.repository';
+import {
+  type SubscriptionRecord,
+  SubscriptionsRepository,
+} from '../users/subscriptions.repository';
 import { Transactional } from '@nestjs-cls/transactional';
 import { INVOICE_TTL_HOURS, MAX_PENDING_INVOICES, TRIAL_PLAN_NAME } from './billing.constants';
 import { CommentTakenCondition } from './billing.errors';
@@ -43,7 +47,8 @@ export class BillingService {
   constructor(
     private readonly billing: BillingRepository,
     private readonly plans: PlansRepository,
-    private readonly users: UsersRepository,
+    private readonly users: AccountsRepository,
+    private readonly subscriptions: SubscriptionsRepository,
     private readonly providers: PaymentProviders,
     private readonly confirmation: ConfirmationService,
     private readonly limiter: RateLimiter,
@@ -147,7 +152,11 @@ export class BillingService {
 
   /** TRIAL_DAYS of access, once per Telegram account. */
   async startTrial(userId: string): Promise<SubscriptionRecord> {
-    const started = await this.users.startTrial(userId, this.settings.trialDays, TRIAL_PLAN_NAME);
+    const started = await this.subscriptions.startTrial(
+      userId,
+      this.settings.trialDays,
+      TRIAL_PLAN_NAME,
+    );
     if (started) return started;
     const user = await this.users.findById(userId);
     if (user === null) throw new AppError('NO_USER', 'user not found');
@@ -215,7 +224,7 @@ export class BillingService {
 
   private async currentResult(invoiceId: string, userId: string): Promise<Confirmation> {
     const invoice = await this.billing.findInvoice(invoiceId);
-    const subscription = await this.users.subscriptionOf(userId);
+    const subscription = await this.subscriptions.subscriptionOf(userId);
     if (!invoice || !subscription) throw new AppError('NOT_FOUND', 'invoice not found');
     return { invoice, subscription };
   }

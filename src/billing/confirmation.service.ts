@@ -3,7 +3,12 @@ import { Transactional } from '@nestjs-cls/transactional';
 import { AppError } from '../common/errors';
 import { type Settings } from '../config/settings';
 import { SETTINGS } from '../config/settings.module';
-import { type SubscriptionRecord, UsersRepository } from '../users/users.repository';
+import { AccountsRepository } from '../users/accounts.repository';
+import { ReferralsRepository } from '../users/referrals.repository';
+import {
+  type SubscriptionRecord,
+  SubscriptionsRepository,
+} from '../users/subscriptions.repository';
 import { LATE_PAYMENT_DAYS } from './billing.constants';
 import { TxRefUsedCondition } from './billing.errors';
 import { BillingRepository, type InvoiceRecord } from './billing.repository';
@@ -33,7 +38,9 @@ export class ConfirmationService {
 
   constructor(
     private readonly billing: BillingRepository,
-    private readonly users: UsersRepository,
+    private readonly users: AccountsRepository,
+    private readonly subscriptions: SubscriptionsRepository,
+    private readonly referrals: ReferralsRepository,
     private readonly plans: PlansRepository,
     private readonly commissions: CommissionsRepository,
     private readonly providers: PaymentProviders,
@@ -85,7 +92,7 @@ export class ConfirmationService {
     payment: FoundPayment,
     lateDays: number | null,
   ): Promise<Confirmation> {
-    const links = await this.users.buyerLinks(invoice.userId);
+    const links = await this.referrals.buyerLinks(invoice.userId);
     if (!links) throw new AppError('NOT_FOUND', 'invoice not found');
     const referrerId =
       links.referrerId !== invoice.userId && this.settings.referralRewardDays > 0
@@ -97,7 +104,7 @@ export class ConfirmationService {
     const paid = await this.billing.markPaid(invoice.id, invoice.userId, payment.ref, lateDays);
     if (!paid) throw notPending();
 
-    const subscription = await this.users.extendForPlan(paid.userId, paid.planName);
+    const subscription = await this.subscriptions.extendForPlan(paid.userId, paid.planName);
     if (referrerId) await this.rewardReferrer(paid, referrerId);
     if (links.partnerId && links.partnerId !== paid.userId) {
       await this.payCommission(paid, links.partnerId, links.partnerPercent);
@@ -108,7 +115,7 @@ export class ConfirmationService {
   /** The user-to-user referrer gets REFERRAL_REWARD_DAYS on the buyer's first paid invoice only. */
   private async rewardReferrer(paid: InvoiceRecord, referrerId: string): Promise<void> {
     if ((await this.billing.paidInvoiceCount(paid.userId)) !== 1) return;
-    await this.users.giveDays(referrerId, this.settings.referralRewardDays, paid.planName);
+    await this.subscriptions.giveDays(referrerId, this.settings.referralRewardDays, paid.planName);
   }
 
   /**

@@ -5,7 +5,7 @@ import { BillingRepository } from './billing.repository';
 import { BillingService, type TelegramPaymentInput } from './billing.service';
 import { Clock } from './clock';
 import { STARS_CURRENCY } from './money';
-import { UsersRepository } from '../users/users.repository';
+import { AccountsRepository } from '../users/accounts.repository';
 import { TelegramProvider } from './providers/telegram.provider';
 
 /** A Telegram `pre_checkout_query`, as the bot hands it over. */
@@ -40,7 +40,7 @@ export class TelegramPaymentsService {
   constructor(
     private readonly billingService: BillingService,
     private readonly billing: BillingRepository,
-    private readonly users: UsersRepository,
+    private readonly users: AccountsRepository,
     private readonly telegram: TelegramProvider,
     private readonly clock: Clock,
   ) {}

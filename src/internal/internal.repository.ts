@@ -3,7 +3,7 @@ import { TransactionHost } from '@nestjs-cls/transactional';
 import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { DataSource } from 'typeorm';
 import { preparedRows, sqlRows } from '../database/sql';
-import { type TrafficStanding, trafficStandingsSql } from '../users/users.repository';
+import { type TrafficStanding, trafficStandingsSql } from '../users/user-traffic.repository';
 
 /** A session token's claims that spending it needs. */
 export interface SpendableToken {
@@ -19,9 +19,9 @@ export interface SpentToken {
 }
 
 /**
- * Every query on `used_session_tokens`, `traffic_reports` and `node_traffic_days`. Spending a token
- * also reads its user's standing, with the users repository's statement (`trafficStandingsSql`);
- * recording a report reads its node's multiplier, and adding a node's day stamps the node.
+ * Every query on `used_session_tokens` and `traffic_reports`. Spending a token also reads its
+ * user's standing, with the users feature's statement (`trafficStandingsSql`); recording a report
+ * reads its node's multiplier. A node's daily figures are the nodes repository's (`addNodeDays`).
  */
 @Injectable()
 export class InternalRepository {
@@ -150,35 +150,6 @@ export class InternalRepository {
       rows.map((row) => [row.id, { multiplier: row.multiplier, recorded: new Set(row.recorded) }]),
     );
   }
-
-  /**
-   * Adds each node's raw and counted bytes to its figures of the current UTC day and stamps its
-   * last accepted report (`nodes.last_report_at`, rows locked in id order), in one statement.
-   */
-  async addNodeDays(days: NodeDay[]): Promise<void> {
-    await preparedRows(
-      this.txHost.tx,
-      'add_node_traffic_days',
-      `WITH touched AS (
-         UPDATE nodes SET last_report_at = now()
-          WHERE id IN (SELECT id FROM nodes WHERE id = ANY($1::uuid[])
-                        ORDER BY id FOR NO KEY UPDATE)
-       )
-       INSERT INTO node_traffic_days AS d (node_id, day, bytes_up, bytes_down, bytes_counted)
-       SELECT v.node_id, (now() AT TIME ZONE 'UTC')::date, v.up, v.down, v.counted
-         FROM unnest($1::uuid[], $2::numeric[], $3::numeric[], $4::numeric[])
-              AS v(node_id, up, down, counted)
-       ON CONFLICT (node_id, day) DO UPDATE SET bytes_up = d.bytes_up + EXCLUDED.bytes_up,
-         bytes_down = d.bytes_down + EXCLUDED.bytes_down,
-         bytes_counted = d.bytes_counted + EXCLUDED.bytes_counted`,
-      [
-        days.map((day) => day.nodeId),
-        days.map((day) => day.up.toString()),
-        days.map((day) => day.down.toString()),
-        days.map((day) => day.counted.toString()),
-      ],
-    );
-  }
 }
 
 /** A live node's traffic multiplier and the ids of its reports recorded by one call. */
@@ -192,15 +163,4 @@ export interface ReportRecord {
   nodeId: string;
   reportId: string;
   entries: number;
-}
-
-/**
- * One node's figures of one report batch. The `nodeId`s of one call are distinct and sorted: the
- * daily rows are locked in that order, so concurrent batches queue instead of deadlocking.
- */
-export interface NodeDay {
-  nodeId: string;
-  up: bigint;
-  down: bigint;
-  counted: bigint;
 }

@@ -7,15 +7,12 @@ import { SETTINGS } from '../config/settings.module';
 import { Metrics } from '../metrics/metrics.service';
 import { isDatabaseUnavailable } from '../database/postgres-errors';
 import { deleteInBatches } from '../scheduler/delete-in-batches';
+import { type NodeDay, NodesRepository } from '../nodes/nodes.repository';
 import { SessionTokens } from '../nodes/session-token';
-import { type TrafficStanding, UsersRepository } from '../users/users.repository';
+import { isOverLimit } from '../users/traffic-limit';
+import { type TrafficStanding, UserTrafficRepository } from '../users/user-traffic.repository';
 import type { InvalidReason } from './dto/internal.dto';
-import {
-  InternalRepository,
-  type NodeDay,
-  type SpendableToken,
-  type SpentToken,
-} from './internal.repository';
+import { InternalRepository, type SpendableToken, type SpentToken } from './internal.repository';
 import type { TrafficReport } from './traffic-report.pipe';
 import type { Uuid } from '../common/uuid';
 
@@ -164,9 +161,6 @@ function thousandthsOf(multiplier: string): bigint {
   return BigInt(whole) * 1000n + BigInt((fraction + '000').slice(0, 3));
 }
 
-const isOver = (standing: TrafficStanding): boolean =>
-  BigInt(standing.usedBytes) >= BigInt(standing.limitBytes);
-
 /**
  * What the proxy on each node asks: is this session token good (once), count these bytes
  * (once per report), and which limits apply. Limits are read per call, so an admin's change
@@ -178,7 +172,8 @@ export class InternalService {
 
   constructor(
     private readonly internal: InternalRepository,
-    private readonly users: UsersRepository,
+    private readonly nodes: NodesRepository,
+    private readonly users: UserTrafficRepository,
     @Inject(SessionTokens) private readonly tokens: SessionTokens,
     @Inject(SETTINGS) private readonly settings: Settings,
     private readonly metrics: Metrics,
@@ -222,7 +217,8 @@ export class InternalService {
     });
     if (!spent) return { valid: false, reason: 'used' };
     if (!standing?.active) return { valid: false, reason: 'no_subscription' };
-    if (isOver(standing)) return { valid: false, reason: 'traffic_exceeded' };
+    if (isOverLimit(standing.usedBytes, standing.limitBytes))
+      return { valid: false, reason: 'traffic_exceeded' };
     return { valid: true, standing };
   }
 
@@ -330,7 +326,7 @@ export class InternalService {
         : await this.users.addTraffic(tally.bytes, this.defaultLimit());
     if (perNode.size > 0) {
       const nodeIds = [...perNode.keys()].sort();
-      await this.internal.addNodeDays(nodeIds.map((id) => perNode.get(id)!));
+      await this.nodes.addNodeDays(nodeIds.map((id) => perNode.get(id)!));
     }
 
     const over = new Set<string>(added.overLimit);

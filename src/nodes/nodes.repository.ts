@@ -111,9 +111,10 @@ const NODE = `n.id, n.name, n.host, n.ssh_port AS "sshPort", n.ssh_user AS "sshU
   n.last_report_at AS "lastReportAt", n.created_at AS "createdAt"`;
 
 /**
- * Every query on `nodes` but the traffic batch's two (in `InternalRepository`: reading the
- * multipliers of live nodes with the report record, stamping `last_report_at` with the daily
- * figures). Deleted nodes are invisible to all of them.
+ * Every write of `nodes` and `node_traffic_days` (a node's daily figures, which stamp the node's
+ * `last_report_at` in the same statement), and every read of nodes but the traffic batch's
+ * multipliers (read with the report record in `InternalRepository`). Deleted nodes are invisible
+ * to all of them. Over 300 lines because it is one table's every statement, each a few lines of SQL.
  */
 @Injectable()
 export class NodesRepository {
@@ -320,4 +321,44 @@ export class NodesRepository {
       [],
     );
   }
+
+  /**
+   * Adds each node's raw and counted bytes to its figures of the current UTC day and stamps its
+   * last accepted report (`nodes.last_report_at`, rows locked in id order), in one statement.
+   */
+  async addNodeDays(days: NodeDay[]): Promise<void> {
+    await preparedRows(
+      this.txHost.tx,
+      'add_node_traffic_days',
+      `WITH touched AS (
+         UPDATE nodes SET last_report_at = now()
+          WHERE id IN (SELECT id FROM nodes WHERE id = ANY($1::uuid[])
+                        ORDER BY id FOR NO KEY UPDATE)
+       )
+       INSERT INTO node_traffic_days AS d (node_id, day, bytes_up, bytes_down, bytes_counted)
+       SELECT v.node_id, (now() AT TIME ZONE 'UTC')::date, v.up, v.down, v.counted
+         FROM unnest($1::uuid[], $2::numeric[], $3::numeric[], $4::numeric[])
+              AS v(node_id, up, down, counted)
+       ON CONFLICT (node_id, day) DO UPDATE SET bytes_up = d.bytes_up + EXCLUDED.bytes_up,
+         bytes_down = d.bytes_down + EXCLUDED.bytes_down,
+         bytes_counted = d.bytes_counted + EXCLUDED.bytes_counted`,
+      [
+        days.map((day) => day.nodeId),
+        days.map((day) => day.up.toString()),
+        days.map((day) => day.down.toString()),
+        days.map((day) => day.counted.toString()),
+      ],
+    );
+  }
+}
+
+/**
+ * One node's figures of one report batch. The `nodeId`s of one call are distinct and sorted: the
+ * daily rows are locked in that order, so concurrent batches queue instead of deadlocking.
+ */
+export interface NodeDay {
+  nodeId: string;
+  up: bigint;
+  down: bigint;
+  counted: bigint;
 }

@@ -4,7 +4,7 @@ import { sharedStatement } from '../common/batch-queue';
 import { AppError } from '../common/errors';
 import { type Settings } from '../config/settings';
 import { SETTINGS } from '../config/settings.module';
-import { UsersRepository } from '../users/users.repository';
+import { AccountsRepository } from '../users/accounts.repository';
 import { NodesRepository, type RoutingNode } from './nodes.repository';
 import { SessionTokens, TokenTargets } from './session-token';
 
@@ -36,7 +36,7 @@ export class RoutingService {
 
   constructor(
     private readonly nodes: NodesRepository,
-    private readonly users: UsersRepository,
+    private readonly users: AccountsRepository,
     @Inject(SessionTokens) private readonly tokens: SessionTokens,
     @Inject(SETTINGS) private readonly settings: Settings,
   ) {}

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { AppError } from '../common/errors';
 import { keysetPage, type Page, type PageQuery, pagePosition } from '../common/pagination';
-import { UsersRepository } from '../users/users.repository';
+import { AccountsRepository } from '../users/accounts.repository';
+import { ReferralsRepository } from '../users/referrals.repository';
 import { UsersService } from '../users/users.service';
 import { type CommissionRecord, PartnersRepository } from './partners.repository';
 
@@ -37,7 +38,8 @@ export interface Earnings {
 export class PartnersService {
   constructor(
     private readonly partners: PartnersRepository,
-    private readonly usersRepository: UsersRepository,
+    private readonly accounts: AccountsRepository,
+    private readonly referrals: ReferralsRepository,
     private readonly users: UsersService,
   ) {}
 
@@ -47,13 +49,13 @@ export class PartnersService {
    * the bot's `/start p_<code>` both come here.
    */
   async attachToPartner(buyerId: string, partnerCode: string): Promise<Attachment> {
-    const partner = await this.usersRepository.findPartnerByCode(partnerCode);
+    const partner = await this.referrals.findPartnerByCode(partnerCode);
     if (!partner) throw new AppError('NOT_FOUND', 'no partner has this code');
     if (partner.id === buyerId) {
       throw new AppError('CONFLICT', 'a partner cannot attach to itself');
     }
     const result = await this.users.withNoUser(() =>
-      this.usersRepository.attachToPartner(buyerId, partner.id),
+      this.referrals.attachToPartner(buyerId, partner.id),
     );
     if (!result.attached && result.current !== partner.id) {
       throw new AppError('ALREADY_ATTACHED', 'you are already attached to another partner');
@@ -64,7 +66,7 @@ export class PartnersService {
   async earnings(partnerId: string, page: PageQuery): Promise<Earnings> {
     const { after, limit } = pagePosition(page);
     const [partner, balances, rows] = await Promise.all([
-      this.users.withNoUser(() => this.usersRepository.getById(partnerId)),
+      this.users.withNoUser(() => this.accounts.getById(partnerId)),
       this.balances(partnerId),
       this.partners.commissionsPage(partnerId, after, limit + 1),
     ]);

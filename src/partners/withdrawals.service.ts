@@ -4,7 +4,7 @@ import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adap
 import { AUDIT_ACTIONS, AuditService } from '../audit/audit.service';
 import { AppError } from '../common/errors';
 import { keysetPage, type Page, type PageQuery, pagePosition } from '../common/pagination';
-import { UsersRepository } from '../users/users.repository';
+import { AccountsRepository } from '../users/accounts.repository';
 import { UsersService } from '../users/users.service';
 import type { WithdrawalState } from './entities/withdrawal-request.entity';
 import {
@@ -47,7 +47,7 @@ export class WithdrawalsService {
   constructor(
     private readonly partners: PartnersRepository,
     private readonly earnings: PartnersService,
-    private readonly usersRepository: UsersRepository,
+    private readonly usersRepository: AccountsRepository,
     private readonly users: UsersService,
     private readonly audit: AuditService,
     private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,

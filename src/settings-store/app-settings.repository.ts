@@ -32,7 +32,7 @@ export class AppSettingsRepository {
     return typeof value === 'string' && /^\d+$/.test(value) ? value : null;
   }
 
-  /** Stored as a JSON string of digits, as `UsersRepository.getWithDefaults` reads it. */
+  /** Stored as a JSON string of digits, as `AccountsRepository.getWithDefaults` and `defaultLimitSql` reads it. */
   async setDefaultTrafficLimit(bytes: string): Promise<void> {
     await this.set(DEFAULT_TRAFFIC_LIMIT_KEY, bytes);
   }

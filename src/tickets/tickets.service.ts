@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Transactional } from '@nestjs-cls/transactional';
 import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
-import { UsersRepository } from '../users/users.repository';
+import { AccountsRepository } from '../users/accounts.repository';
 import { AppError } from '../common/errors';
 import type { AuthorRole, TicketStatus } from './entities/ticket.entity';
 import { keysetPage, type Page, type PageQuery, pagePosition } from '../common/pagination';
@@ -27,7 +27,7 @@ interface Author {
 export class TicketsService {
   constructor(
     private readonly tickets: TicketsRepository,
-    private readonly users: UsersRepository,
+    private readonly users: AccountsRepository,
   ) {}
 
   /**

@@ -4,13 +4,16 @@ import { type Settings } from '../config/settings';
 import { SETTINGS } from '../config/settings.module';
 import type { UserView } from './dto/user.response';
 import type { User } from './entities/user.entity';
+import { AccountsRepository, type UserWithDefaults } from './accounts.repository';
+import { ReferralsRepository } from './referrals.repository';
+import { defaultLimitOf } from './traffic-limit';
 import { NoUserCondition } from './users.errors';
-import { UsersRepository, type UserWithDefaults } from './users.repository';
 
 @Injectable()
 export class UsersService {
   constructor(
-    private readonly users: UsersRepository,
+    private readonly users: AccountsRepository,
+    private readonly referrals: ReferralsRepository,
     @Inject(SETTINGS) private readonly settings: Settings,
   ) {}
 
@@ -53,11 +56,12 @@ export class UsersService {
 
   /** The bot's `/start <tg_id>` referral: first wins, never oneself, only before a first payment. */
   attachReferrer(userId: string, referrerTgId: string): Promise<boolean> {
-    return this.users.attachReferrerByTgId(userId, referrerTgId);
+    return this.referrals.attachReferrerByTgId(userId, referrerTgId);
   }
 
+  /** The default traffic limit, given the stored one (`defaultLimitOf`). */
   effectiveDefault(stored: string | null): bigint {
-    return stored === null ? this.settings.trafficLimitDefaultBytes : BigInt(stored);
+    return defaultLimitOf(stored, this.settings.trafficLimitDefaultBytes);
   }
 
   /** Maps the data layer's NO_USER condition to the contract's 404 NO_USER. */

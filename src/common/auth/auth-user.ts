@@ -1,5 +1,5 @@
 import type { Role } from '../../users/entities/user.entity';
-import type { UserWithDefaults } from '../../users/users.repository';
+import type { UserWithDefaults } from '../../users/accounts.repository';
 
 /** The signed-in caller, as the authentication guard puts it on the request. */
 export interface AuthUser {

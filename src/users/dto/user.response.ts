@@ -1,5 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { ROLES, type User } from '../entities/user.entity';
+import { type TrafficLimits, trafficLimitOf } from '../traffic-limit';
 
 export class SubscriptionView {
   @ApiProperty({ example: 'monthly' })
@@ -50,25 +51,6 @@ export class UserResponse {
 
   @ApiProperty({ format: 'date-time' })
   created_at: string;
-}
-
-/** What a user's traffic limit falls back to when it has no override of its own. */
-export interface TrafficLimits {
-  /** The default limit: the stored setting, else TRAFFIC_LIMIT_DEFAULT_BYTES. */
-  defaultBytes: bigint;
-  /** The limit of the plan named by the user's `plan_name`; null when no plan row has that name. */
-  planBytes: bigint | null;
-}
-
-/**
- * The limit that applies to the user now: the admin's per-user override, else the limit of the
- * plan of a running subscription, else the default. The trial has no plan row, so the default.
- */
-export function trafficLimitOf(user: User, limits: TrafficLimits, now = new Date()): bigint {
-  if (user.trafficLimitBytes !== null) return BigInt(user.trafficLimitBytes);
-  const running = user.subscriptionExpiresAt !== null && user.subscriptionExpiresAt > now;
-  if (running && user.planName !== null && limits.planBytes !== null) return limits.planBytes;
-  return limits.defaultBytes;
 }
 
 /** A user with the limits its traffic limit falls back to: what services hand out. */

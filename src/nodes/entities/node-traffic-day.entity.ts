@@ -1,5 +1,5 @@
 import { Column, Entity, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
-import { Node } from '../../nodes/entities/node.entity';
+import { Node } from './node.entity';
 
 /** Raw bytes a node reported per UTC day, before its multiplier: what the counted figures came from. */
 @Entity('node_traffic_days')

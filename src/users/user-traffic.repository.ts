@@ -1,0 +1,142 @@
+import { Injectable } from '@nestjs/common';
+import { TransactionHost } from '@nestjs-cls/transactional';
+import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
+import { bigintArray, preparedRows, sqlRows, uuidArray } from '../database/sql';
+import { sortedUuids, type Uuid } from '../common/uuid';
+import { defaultLimitSql, EFFECTIVE_LIMIT_SQL, OVER_LIMIT_SQL } from './traffic-limit';
+
+/** A user's traffic as the proxy sees it: the limit that applies now, the use, the subscription. */
+export interface TrafficStanding {
+  id: string;
+  limitBytes: string;
+  usedBytes: string;
+  subscriptionExpiresAt: Date | null;
+  active: boolean;
+}
+
+/** What adding traffic did: how many of the users exist, and which are now at or over their limit. */
+export interface TrafficAdded {
+  /** Users at or over their limit after the addition. */
+  overLimit: string[];
+  /** Ids given that name no user (nothing was added for them). */
+  missing: string[];
+}
+
+/**
+ * The `TrafficStanding` rows of the users whose ids are in the uuid[] parameter `ids`, `fallback`
+ * the parameter holding the default limit in bytes. For statements that read standings along with
+ * other work (the proxy's token validation).
+ */
+export const trafficStandingsSql = (ids: string, fallback: string): string =>
+  `SELECT u.id, ${EFFECTIVE_LIMIT_SQL}::text AS "limitBytes",
+          u.traffic_used_bytes::text AS "usedBytes",
+          u.subscription_expires_at AS "subscriptionExpiresAt",
+          COALESCE(u.subscription_expires_at > now(), false) AS active
+     FROM users u LEFT JOIN plans p ON p.name = u.plan_name CROSS JOIN ${defaultLimitSql(fallback)}
+    WHERE u.id = ANY(${ids}::uuid[])`;
+
+/**
+ * For the rest of the transaction, joins are nested loops or merge joins and tables are read
+ * through an index: an UPDATE over a sorted array then visits, and locks, rows in id order (see
+ * `addTraffic`). A nested loop is driven by the array, in its order; a merge join reads the
+ * primary key's index and the array sorted, both by id. The planner picks the cheaper: a nested
+ * loop for a few users of a large table, a merge join when a report names a large share of them.
+ * Without the scan settings, statistics that call the table tiny (analyzed when it held one row)
+ * let the planner scan the table itself first, in its physical order.
+ */
+export const ORDERED_JOINS = `SELECT set_config('enable_hashjoin', 'off', true),
+                                     set_config('enable_seqscan', 'off', true),
+                                     set_config('enable_bitmapscan', 'off', true)`;
+
+/** The largest value of a bigint column: a traffic counter stops there. */
+export const BIGINT_MAX = 9223372036854775807n;
+
+/**
+ * Adds `$2` (bigint[], each at most BIGINT_MAX) bytes to the counters of the users `$1` (uuid[]),
+ * saturating at BIGINT_MAX; `$3` is the default limit. How many users it updated, and which are
+ * now at or over their limit. In bigint arithmetic: the counter is never negative (a CHECK), so
+ * `max − used` cannot overflow, and numeric arithmetic made the statement about a sixth slower.
+ */
+export const ADD_TRAFFIC_SQL = `WITH added AS (
+    UPDATE users u
+       SET traffic_used_bytes = CASE WHEN v.bytes > ${BIGINT_MAX} - u.traffic_used_bytes
+                                     THEN ${BIGINT_MAX}
+                                     ELSE u.traffic_used_bytes + v.bytes END
+      FROM unnest($1::uuid[], $2::bigint[]) AS v(id, bytes)
+     WHERE u.id = v.id
+    RETURNING u.id, u.traffic_used_bytes, u.traffic_limit_bytes, u.plan_name,
+              u.subscription_expires_at
+  )
+  SELECT count(*)::int AS updated,
+         COALESCE(array_agg(u.id) FILTER (WHERE ${OVER_LIMIT_SQL}),
+                  '{}') AS "overLimit"
+    FROM added u LEFT JOIN plans p ON p.name = u.plan_name CROSS JOIN ${defaultLimitSql('$3')}`;
+
+/** Bytes to add, capped at BIGINT_MAX: a counter given that many is full either way. */
+const atMostBigintMax = (bytes: number | bigint): number | bigint =>
+  typeof bytes === 'bigint' && bytes > BIGINT_MAX ? BIGINT_MAX : bytes;
+
+/**
+ * Users' traffic, in their own columns: the counters the proxy's reports add to, the per-user
+ * limit override, and the standings the proxy reads (the rule is `traffic-limit.ts`). Statements
+ * run in the caller's transaction, when there is one.
+ */
+@Injectable()
+export class UserTrafficRepository {
+  constructor(private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>) {}
+
+  /** `bytes` null: follow the default limit again. */
+  async setTrafficLimit(id: string, bytes: string | null): Promise<void> {
+    await sqlRows(this.txHost.tx, `UPDATE users SET traffic_limit_bytes = $2 WHERE id = $1`, [
+      id,
+      bytes,
+    ]);
+  }
+
+  /** The traffic standing of each of these users that exists (in no particular order). */
+  trafficStandings(ids: string[], defaultBytes: bigint): Promise<TrafficStanding[]> {
+    return sqlRows<TrafficStanding>(this.txHost.tx, trafficStandingsSql('$1', '$2'), [
+      ids,
+      defaultBytes.toString(),
+    ]);
+  }
+
+  /**
+   * Adds counted bytes to users' traffic counters (saturating at the bigint maximum) with one
+   * UPDATE over arrays, which also takes the rows' locks in id order: the arrays are sorted by id
+   * and the join is ordered (`ORDERED_JOINS`, for the rest of the transaction), so the UPDATE
+   * visits, and locks, the users in id order. Concurrent reports over the same users then queue up
+   * instead of deadlocking, without a separate locking pass over the rows. `bytes` maps user ids
+   * to counted bytes; call inside a transaction.
+   */
+  async addTraffic(
+    bytes: ReadonlyMap<Uuid, number | bigint>,
+    defaultBytes: bigint,
+  ): Promise<TrafficAdded> {
+    const ids = sortedUuids([...bytes.keys()]);
+    const idArray = uuidArray(ids);
+    await preparedRows(this.txHost.tx, 'ordered_joins', ORDERED_JOINS, []);
+    // Planned at each call, not prepared: the join the planner picks depends on how many users.
+    const [row] = await sqlRows<{ updated: number; overLimit: string[] }>(
+      this.txHost.tx,
+      ADD_TRAFFIC_SQL,
+      [
+        idArray,
+        bigintArray(ids.map((id) => atMostBigintMax(bytes.get(id)!))),
+        defaultBytes.toString(),
+      ],
+    );
+    if (row.updated === ids.length) return { overLimit: row.overLimit, missing: [] };
+    // Some ids name no user (rare: a deleted account still connected). The others are locked now.
+    const found = new Set(
+      (
+        await sqlRows<{ id: string }>(
+          this.txHost.tx,
+          `SELECT id FROM users WHERE id = ANY($1::uuid[])`,
+          [idArray],
+        )
+      ).map((user) => user.id),
+    );
+    return { overLimit: row.overLimit, missing: ids.filter((id) => !found.has(id)) };
+  }
+}
