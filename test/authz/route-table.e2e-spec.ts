@@ -1,10 +1,12 @@
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { startTestApp, type TestApp } from '../harness/app';
-import { compareKeys, type DiscoveredRoute, discoverRoutes } from './discover-routes';
+import { compareKeys, type DiscoveredRoute, discoverRoutes, OUTSIDE_NEST } from './discover-routes';
 import { ROUTE_TABLE } from './route-table';
 
 const TABLE_FILE = join(__dirname, 'route-table.ts');
+const INDEX_FILE = join(__dirname, '..', '..', 'docs', 'routes.md');
+const ROOT = join(__dirname, '..', '..');
 const UPDATE = process.env.UPDATE_AUTH_TABLE === '1';
 
 /** The table file as `UPDATE_AUTH_TABLE=1` writes it: sorted, prettier-formatted. */
@@ -20,6 +22,43 @@ function renderTable(routes: DiscoveredRoute[]): string {
 export const ROUTE_TABLE: Readonly<Record<string, string>> = {
 ${lines.join('\n')}
 };
+`;
+}
+
+/** Where each controller class is declared: `FooController` → `src/foo/foo.controller.ts`. */
+function controllerFiles(): Map<string, string> {
+  const files = new Map<string, string>();
+  const walk = (dir: string): void => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else if (entry.name.endsWith('.controller.ts')) {
+        for (const match of readFileSync(path, 'utf8').matchAll(/export class (\w+)/g))
+          files.set(match[1], relative(ROOT, path));
+      }
+    }
+  };
+  walk(join(ROOT, 'src'));
+  return files;
+}
+
+/** docs/routes.md: one line a route, so one grep finds any route's handler and its file. */
+function renderIndex(routes: DiscoveredRoute[]): string {
+  const files = controllerFiles();
+  const rows = routes.map((r) => {
+    const file = files.get(r.handler.split('.')[0]);
+    const where = file ? `[\`${file}\`](../${file})` : '-';
+    return `| ${r.method} | \`${r.path}\` | ${r.guard} | \`${r.handler}\` | ${where} |`;
+  });
+  return `# Route index
+
+Every route the service serves: method, path, who may call it (the guard names of
+\`test/authz/discover-routes.ts\`) and the handler with its file. Generated with the authorization
+table: \`UPDATE_AUTH_TABLE=1 npx jest test/authz/route-table\`; \`npm test\` fails when it is stale.
+
+| method | path | guard | handler | file |
+|---|---|---|---|---|
+${rows.join('\n')}
 `;
 }
 
@@ -61,6 +100,20 @@ describe('authorization table', () => {
       throw new Error(
         `the routes served differ from test/authz/route-table.ts:\n\n${diff.join('\n')}\n\n` +
           'If the change is intended: UPDATE_AUTH_TABLE=1 npx jest test/authz, then review the diff.',
+      );
+    }
+  });
+
+  it('docs/routes.md indexes every served route with its handler and file', () => {
+    const index = renderIndex(routes);
+    if (UPDATE) {
+      writeFileSync(INDEX_FILE, index);
+      return;
+    }
+    expect(routes.every((r) => r.handler === OUTSIDE_NEST || index.includes(r.handler))).toBe(true);
+    if (readFileSync(INDEX_FILE, 'utf8') !== index) {
+      throw new Error(
+        'docs/routes.md is stale: UPDATE_AUTH_TABLE=1 npx jest test/authz/route-table, then review it.',
       );
     }
   });
