@@ -263,11 +263,13 @@ describe('internal: traffic reports count every byte exactly once', () => {
             new Map(rotated.map((id) => [canonicalUuid(id)!, n + 1])),
             10n ** 15n,
           );
-          // The order comes from the plan the method sets up, not from the table's size here.
+          // The order comes from the plan the method sets up for its UPDATE alone: the rest of
+          // the caller's transaction plans as usual.
           const [plan] = (await txHost.tx.query(
-            `SELECT current_setting('enable_hashjoin') AS hash, current_setting('enable_seqscan') AS seq`,
-          )) as { hash: string; seq: string }[];
-          expect(plan).toEqual({ hash: 'off', seq: 'off' });
+            `SELECT current_setting('enable_hashjoin') AS hash, current_setting('enable_seqscan') AS seq,
+                    current_setting('enable_bitmapscan') AS bitmap`,
+          )) as { hash: string; seq: string; bitmap: string }[];
+          expect(plan).toEqual({ hash: 'on', seq: 'on', bitmap: 'on' });
           return result;
         });
       }),

@@ -36,7 +36,7 @@ export const trafficStandingsSql = (ids: string, fallback: string): string =>
     WHERE u.id = ANY(${ids}::uuid[])`;
 
 /**
- * For the rest of the transaction, joins are nested loops or merge joins and tables are read
+ * Until `PLANNER_RESTORED`, joins are nested loops or merge joins and tables are read
  * through an index: an UPDATE over a sorted array then visits, and locks, rows in id order (see
  * `addTraffic`). A nested loop is driven by the array, in its order; a merge join reads the
  * primary key's index and the array sorted, both by id. The planner picks the cheaper: a nested
@@ -47,6 +47,10 @@ export const trafficStandingsSql = (ids: string, fallback: string): string =>
 export const ORDERED_JOINS = `SELECT set_config('enable_hashjoin', 'off', true),
                                      set_config('enable_seqscan', 'off', true),
                                      set_config('enable_bitmapscan', 'off', true)`;
+
+/** Undoes `ORDERED_JOINS`, so the caller's later statements in the transaction plan as usual. */
+export const PLANNER_RESTORED = `SELECT set_config(name, reset_val, true) FROM pg_settings
+                                  WHERE name IN ('enable_hashjoin', 'enable_seqscan', 'enable_bitmapscan')`;
 
 /** The largest value of a bigint column: a traffic counter stops there. */
 export const BIGINT_MAX = 9223372036854775807n;
@@ -104,7 +108,7 @@ export class UserTrafficRepository {
   /**
    * Adds counted bytes to users' traffic counters (saturating at the bigint maximum) with one
    * UPDATE over arrays, which also takes the rows' locks in id order: the arrays are sorted by id
-   * and the join is ordered (`ORDERED_JOINS`, for the rest of the transaction), so the UPDATE
+   * and the join is ordered (`ORDERED_JOINS`, for this statement only), so the UPDATE
    * visits, and locks, the users in id order. Concurrent reports over the same users then queue up
    * instead of deadlocking, without a separate locking pass over the rows. `bytes` maps user ids
    * to counted bytes; call inside a transaction.
@@ -126,6 +130,7 @@ export class UserTrafficRepository {
         defaultBytes.toString(),
       ],
     );
+    await preparedRows(this.txHost.tx, 'planner_restored', PLANNER_RESTORED, []);
     if (row.updated === ids.length) return { overLimit: row.overLimit, missing: [] };
     // Some ids name no user (rare: a deleted account still connected). The others are locked now.
     const found = new Set(
