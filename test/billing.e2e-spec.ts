@@ -1,3 +1,4 @@
+import { controlClock, type ControlledClock } from './fakes/clock';
 import type { TestApp } from './harness/app';
 import { newUser, type TestUser } from './harness/factories';
 import {
@@ -20,14 +21,13 @@ function expectedNano(priceMinor: number, rate: string, digits = 2): string {
   return ((top + bottom - 1n) / bottom).toString();
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 describe('billing: plans, invoices, trial', () => {
   let t: TestApp;
   let tonapi: FakeTonapi;
   let botApi: FakeBotApi;
   let world: BillingWorld;
   let owner: TestUser;
+  let clock: ControlledClock;
 
   const countInvoices = async (userId?: string): Promise<number> => {
     const [row] = await t.dataSource.query(
@@ -50,6 +50,7 @@ describe('billing: plans, invoices, trial', () => {
       { RATE_CACHE_S: '1' },
     );
     ({ t, tonapi, botApi } = world);
+    clock = controlClock(t);
     owner = await newUser(t, 'owner');
     const monthly = {
       duration_days: 30,
@@ -192,7 +193,7 @@ describe('billing: plans, invoices, trial', () => {
   describe('creating invoices', () => {
     it('a TON invoice asks for the price in its own currency, converted exactly, plus 2%', async () => {
       const buyer = await newUser(t, 'seed');
-      await sleep(1100); // let earlier rates go stale, so this test sees its own fetches
+      clock.advance(1100); // let earlier rates go stale, so this test sees its own fetches
       const usdBefore = tonapi.requestsFor('USD');
       const rubBefore = tonapi.requestsFor('RUB');
 
@@ -263,7 +264,7 @@ describe('billing: plans, invoices, trial', () => {
 
     it('fetches a rate once within the cache window and again after it', async () => {
       const buyer = await newUser(t, 'seed');
-      await sleep(1100);
+      clock.advance(1100);
       const before = tonapi.requestsFor('USD');
       const body = { plan_name: 'monthly', currency: 'USD', provider: 'ton' };
       const burst = await Promise.all([1, 2, 3].map(() => order(buyer, body)));
@@ -271,7 +272,7 @@ describe('billing: plans, invoices, trial', () => {
       await order(buyer, body).expect(201);
       expect(tonapi.requestsFor('USD') - before).toBe(1);
 
-      await sleep(1100);
+      clock.advance(1100);
       await order(buyer, body).expect(201);
       expect(tonapi.requestsFor('USD') - before).toBe(2);
     });
@@ -337,7 +338,7 @@ describe('billing: plans, invoices, trial', () => {
       const buyer = await newUser(t, 'seed');
       tonapi.down = true;
       try {
-        await sleep(1100);
+        clock.advance(1100);
         const res = await order(buyer, {
           plan_name: 'monthly',
           currency: 'GBP',
