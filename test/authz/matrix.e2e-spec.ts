@@ -189,17 +189,4 @@ describeMatrix('authorization matrix: every route as every caller', () => {
     expect(jobs.length).toBe(routes.length * CALLERS.length);
     expect(problems.sort()).toEqual([]);
   }, 120_000);
-
-  it('the rule: who passes each guard', () => {
-    const table = (guard: string) => CALLERS.filter((caller) => allowed(guard, caller));
-    expect(table('public')).toEqual(CALLERS);
-    expect(table('user')).toEqual(CALLERS.filter(signedIn));
-    expect(table('owner')).toEqual(['owner']);
-    expect(table('staff')).toEqual(['moderator', 'moderator_nodes', 'owner']);
-    expect(table('support_staff')).toEqual(['support', 'moderator', 'moderator_nodes', 'owner']);
-    expect(table('node_manage')).toEqual(['moderator_nodes', 'owner']);
-    expect(table('partner')).toEqual(['partner']);
-    expect(table('internal')).toEqual(['internal_secret']);
-    expect(table('public+guard:BotSecretGuard')).toEqual([]);
-  });
 });
