@@ -262,7 +262,7 @@ describe('internal: traffic reports count every byte exactly once', () => {
         const rotated = [...order.slice(n * 500), ...order.slice(0, n * 500)];
         return txHost.withTransaction(async () => {
           const result = await counters.addTraffic(
-            new Map(rotated.map((id) => [canonicalUuid(id)!, n + 1])),
+            new Map(rotated.map((id) => [canonicalUuid(id)!, BigInt(n + 1)])),
             10n ** 15n,
           );
           // The order comes from the plan the method sets up for its UPDATE alone: the rest of

@@ -62,69 +62,25 @@ interface CountedReport {
   total: bigint;
 }
 
-/**
- * Counted bytes per user over the reports of one batch, entries of one user summed. Plain numbers
- * while every sum stays a safe integer, which is every real batch; BigInt from the first that
- * does not.
- */
+/** Counted bytes per user over the reports of one batch, entries of one user summed. */
 class UserTally {
-  readonly bytes = new Map<Uuid, number | bigint>();
-  private exact = false;
+  readonly bytes = new Map<Uuid, bigint>();
 
-  add(id: Uuid, counted: number | bigint): void {
-    const sum = this.bytes.get(id);
-    if (!this.exact) {
-      const next = (sum as number | undefined) ?? 0;
-      if (typeof counted === 'number' && Number.isSafeInteger(next + counted)) {
-        this.bytes.set(id, next + counted);
-        return;
-      }
-      for (const [user, value] of this.bytes) this.bytes.set(user, BigInt(value));
-      this.exact = true;
-    }
-    this.bytes.set(id, ((this.bytes.get(id) as bigint | undefined) ?? 0n) + BigInt(counted));
+  add(id: Uuid, counted: bigint): void {
+    this.bytes.set(id, (this.bytes.get(id) ?? 0n) + counted);
   }
 }
 
 /**
  * Adds each entry's `(up + down) × multiplier` rounded down, exactly (the multiplier has at most
- * three decimals), to the tally; the report's totals. Plain numbers while every figure stays a
- * safe integer, which is every real report; BigInt for an entry or total that does not.
+ * three decimals), to the tally; the report's totals. In BigInt throughout: one code path for
+ * every figure a node can send, up to the bigint maximum the counters saturate at.
  */
 function countReport(report: TrafficReport, thousandths: bigint, tally: UserTally): CountedReport {
-  const k = Number(thousandths);
-  let up = 0;
-  let down = 0;
-  let total = 0;
+  let up = 0n;
+  let down = 0n;
+  let total = 0n;
   for (let i = 0; i < report.userIds.length; i++) {
-    const scaled = (report.bytesUp[i] + report.bytesDown[i]) * k;
-    const entry = (scaled - (scaled % 1000)) / 1000;
-    const nextUp = up + report.bytesUp[i];
-    const nextDown = down + report.bytesDown[i];
-    const nextTotal = total + entry;
-    if (!Number.isSafeInteger(scaled) || !Number.isSafeInteger(nextUp + nextDown + nextTotal)) {
-      return countExactly(report, i, thousandths, tally, { up, down, total });
-    }
-    tally.add(report.userIds[i], entry);
-    up = nextUp;
-    down = nextDown;
-    total = nextTotal;
-  }
-  return { up: BigInt(up), down: BigInt(down), total: BigInt(total) };
-}
-
-/** `countReport` in BigInt from entry `from` on, given the totals of the entries before it. */
-function countExactly(
-  report: TrafficReport,
-  from: number,
-  thousandths: bigint,
-  tally: UserTally,
-  before: { up: number; down: number; total: number },
-): CountedReport {
-  let up = BigInt(before.up);
-  let down = BigInt(before.down);
-  let total = BigInt(before.total);
-  for (let i = from; i < report.userIds.length; i++) {
     const entryUp = BigInt(report.bytesUp[i]);
     const entryDown = BigInt(report.bytesDown[i]);
     const entry = ((entryUp + entryDown) * thousandths) / 1000n;

@@ -77,8 +77,7 @@ export const ADD_TRAFFIC_SQL = `WITH added AS (
     FROM added u LEFT JOIN plans p ON p.name = u.plan_name CROSS JOIN ${defaultLimitSql('$3')}`;
 
 /** Bytes to add, capped at BIGINT_MAX: a counter given that many is full either way. */
-const atMostBigintMax = (bytes: number | bigint): number | bigint =>
-  typeof bytes === 'bigint' && bytes > BIGINT_MAX ? BIGINT_MAX : bytes;
+const atMostBigintMax = (bytes: bigint): bigint => (bytes > BIGINT_MAX ? BIGINT_MAX : bytes);
 
 /**
  * Users' traffic, in their own columns: the counters the proxy's reports add to, the per-user
@@ -113,10 +112,7 @@ export class UserTrafficRepository {
    * instead of deadlocking, without a separate locking pass over the rows. `bytes` maps user ids
    * to counted bytes; call inside a transaction.
    */
-  async addTraffic(
-    bytes: ReadonlyMap<Uuid, number | bigint>,
-    defaultBytes: bigint,
-  ): Promise<TrafficAdded> {
+  async addTraffic(bytes: ReadonlyMap<Uuid, bigint>, defaultBytes: bigint): Promise<TrafficAdded> {
     const ids = sortedUuids([...bytes.keys()]);
     const idArray = uuidArray(ids);
     await preparedRows(this.txHost.tx, 'ordered_joins', ORDERED_JOINS, []);
