@@ -40,6 +40,7 @@ export class AppModule {
         DatabaseModule.forRoot(databaseUrl, {
           migrationsRun: settings.migrationsRun,
           statementTimeoutMs: settings.dbStatementTimeoutMs,
+          poolWaitMs: settings.dbPoolWaitMs,
         }),
         ...(schedule ? [ScheduleModule.forRoot()] : []),
         MetricsModule,

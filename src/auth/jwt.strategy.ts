@@ -52,6 +52,7 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
     this.sessions = sharedStatement(
       (keys) => users.findBySessions(keys),
       'too many requests waiting, retry shortly',
+      settings.dbPoolWaitMs,
     );
   }
 

@@ -64,14 +64,51 @@ describe('BatchQueue', () => {
 
   it('a shared statement answers each item of a batch from one read', async () => {
     const reads: number[][] = [];
-    const squares = sharedStatement(async (items: number[]) => {
-      reads.push(items);
-      await new Promise((resolve) => setTimeout(resolve, 5));
-      return items.map((item) => item * item);
-    }, 'busy');
+    const squares = sharedStatement(
+      async (items: number[]) => {
+        reads.push(items);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        return items.map((item) => item * item);
+      },
+      'busy',
+      1_000,
+    );
     expect(await Promise.all([1, 2, 3, 4].map((item) => squares.submit(item)))).toEqual([
       1, 4, 9, 16,
     ]);
     expect(reads).toEqual([[1], [2, 3, 4]]);
+  });
+
+  it('an item that waited past its time fails without reaching the statement; later ones run', async () => {
+    const reads: number[][] = [];
+    let release = () => {};
+    const stuck = new Promise<void>((resolve) => (release = resolve));
+    const queue = sharedStatement(
+      async (items: number[]) => {
+        reads.push(items);
+        if (items.includes(0)) await stuck; // a statement held by a lock
+        return items;
+      },
+      'busy',
+      100,
+    );
+    const first = queue.submit(0);
+    const waiting = [1, 2, 3].map((item) => queue.submit(item).catch((error: unknown) => error));
+    const started = Date.now();
+    const dropped = await Promise.all(waiting);
+    // Failed at their deadline, not when the stuck statement ended.
+    expect(Date.now() - started).toBeLessThan(1_000);
+    for (const error of dropped) {
+      expect(error).toMatchObject({
+        status: 503,
+        code: 'UPSTREAM_UNAVAILABLE',
+        headers: { 'Retry-After': '1' },
+      });
+    }
+    const late = queue.submit(4);
+    release();
+    expect(await first).toBe(0);
+    expect(await late).toBe(4);
+    expect(reads).toEqual([[0], [4]]);
   });
 });

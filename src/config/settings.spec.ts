@@ -102,6 +102,25 @@ describe('loadSettings', () => {
     expect(problems.join('\n')).toMatch(/BOT_TOKEN/);
   });
 
+  it('drains for 15 s before a shutdown in production only, always inside the grace', () => {
+    expect(loadSettings({ ...SECRETS, DATA_DIR: dataDir() })).toMatchObject({
+      shutdownDrainS: 0,
+      shutdownGraceS: 25,
+      dbPoolWaitMs: 5_000,
+    });
+    expect(loadSettings({ ...SECRETS, NODE_ENV: 'production' })).toMatchObject({
+      shutdownDrainS: 15,
+      shutdownGraceS: 25,
+    });
+    expect(problemsOf({ ...SECRETS, SHUTDOWN_DRAIN_S: '10', SHUTDOWN_GRACE_S: '10' })).toEqual([
+      'SHUTDOWN_DRAIN_S: must be shorter than SHUTDOWN_GRACE_S (10), which bounds the whole ' +
+        'shutdown, drain included',
+    ]);
+    expect(problemsOf({ ...SECRETS, DB_POOL_WAIT_MS: '50' })).toEqual([
+      'DB_POOL_WAIT_MS: must be a whole number from 100 to 60000, got "50"',
+    ]);
+  });
+
   it('requires every secret in production and refuses placeholders', () => {
     const problems = problemsOf({ NODE_ENV: 'production', JWT_ACCESS_SECRET: 'changeme' });
     expect(problems).toEqual(

@@ -14,8 +14,18 @@ export interface Settings {
   readonly migrationsRun: boolean;
   /** Longest a statement of the service may run; 0 means no limit. */
   readonly dbStatementTimeoutMs: number;
-  /** On SIGTERM, how long requests in flight and running jobs are waited for. */
+  /**
+   * Longest a request waits for the database before it is answered 503: for a pool connection, or
+   * for its turn in a queue in front of a shared statement.
+   */
+  readonly dbPoolWaitMs: number;
+  /** On SIGTERM, the longest the whole shutdown takes (drain, requests in flight, jobs) before exit. */
   readonly shutdownGraceS: number;
+  /**
+   * On SIGTERM, how long the service keeps serving with `/health` at 503 before it stops accepting
+   * connections, so that a load balancer notices first. Part of `shutdownGraceS`.
+   */
+  readonly shutdownDrainS: number;
   /**
    * How far V8 lets the old generation grow past what its last full collection kept, in percent
    * (V8's `--heap-growing-percent`); 0 leaves V8's own growing policy.
@@ -168,7 +178,11 @@ export function loadSettings(env: Env = process.env): Settings {
     databaseUrl,
     migrationsRun: read.bool('MIGRATIONS_RUN', databaseUrl === null),
     dbStatementTimeoutMs: read.int('DB_STATEMENT_TIMEOUT_MS', 30_000, 0, 3_600_000),
-    shutdownGraceS: read.int('SHUTDOWN_GRACE_S', 10, 0, 600),
+    dbPoolWaitMs: read.int('DB_POOL_WAIT_MS', 5_000, 100, 60_000),
+    shutdownGraceS: read.int('SHUTDOWN_GRACE_S', 25, 0, 600),
+    // A balancer checks health every 5-10 s and wants two or three failures; outside production
+    // nothing is balanced, and Ctrl-C should stop at once.
+    shutdownDrainS: read.int('SHUTDOWN_DRAIN_S', nodeEnv === 'production' ? 15 : 0, 0, 600),
     heapGrowingPercent: read.int('HEAP_GROWING_PERCENT', 100, 0, 400),
     jwtAccessSecret: secrets.JWT_ACCESS_SECRET,
     internalSecret: secrets.INTERNAL_SECRET,
@@ -254,6 +268,12 @@ export function loadSettings(env: Env = process.env): Settings {
   }
   if (settings.metricsToken !== null && settings.metricsToken.length < MIN_METRICS_TOKEN_LENGTH) {
     problems.push(`METRICS_TOKEN: must be at least ${MIN_METRICS_TOKEN_LENGTH} characters`);
+  }
+  if (settings.shutdownDrainS > 0 && settings.shutdownDrainS >= settings.shutdownGraceS) {
+    problems.push(
+      `SHUTDOWN_DRAIN_S: must be shorter than SHUTDOWN_GRACE_S (${settings.shutdownGraceS}), ` +
+        'which bounds the whole shutdown, drain included',
+    );
   }
   if (settings.http.headersTimeoutMs > settings.http.requestTimeoutMs) {
     problems.push('HTTP_HEADERS_TIMEOUT_MS: must not be longer than HTTP_REQUEST_TIMEOUT_MS');

@@ -5,11 +5,10 @@ import { loadMigrations } from './migrations';
 import { SnakeNamingStrategy } from './naming-strategy';
 
 /**
- * How long a query waits for a connection: a free one from the pool (a burst of traffic reports
- * queues here instead of failing) or a new one from a server that does not answer (a network cut;
- * a stopped server refuses at once).
+ * How long a query of the one-off commands and the CLI waits for a connection; the service's own
+ * wait is DB_POOL_WAIT_MS.
  */
-export const CONNECT_TIMEOUT_MS = 30_000;
+const DEFAULT_POOL_WAIT_MS = 30_000;
 /**
  * A session left idle inside a transaction this long is ended by the server, freeing its locks.
  * Longer than any job's time bound (scheduler/intervals.ts): a job's lock transaction sits idle
@@ -22,12 +21,19 @@ export const IDLE_IN_TRANSACTION_TIMEOUT_MS = 300_000;
  * The pool heals by itself after a PostgreSQL restart: connections the server ended are dropped,
  * new ones are tried on the next query; keep-alive finds connections a network cut left dead.
  * `statementTimeoutMs` (the service's DB_STATEMENT_TIMEOUT_MS) bounds every statement; the CLI
- * leaves it unset so that long migrations can finish.
+ * leaves it unset so that long migrations can finish. `poolWaitMs` (DB_POOL_WAIT_MS) bounds a
+ * query's wait for a connection: a free one from the pool (a burst of traffic reports queues here
+ * instead of failing; statements held by a lock keep every connection busy) or a new one from a
+ * server that does not answer (a network cut; a stopped server refuses at once). Past it the query
+ * fails, and the request is answered 503, instead of waiting out the lock.
  */
 export function dataSourceOptions(
   url: string,
   extra: Partial<DataSourceOptions> = {},
-  { statementTimeoutMs = 0 }: { statementTimeoutMs?: number } = {},
+  {
+    statementTimeoutMs = 0,
+    poolWaitMs = DEFAULT_POOL_WAIT_MS,
+  }: { statementTimeoutMs?: number; poolWaitMs?: number } = {},
 ): DataSourceOptions {
   return {
     type: 'postgres',
@@ -42,7 +48,7 @@ export function dataSourceOptions(
     migrationsRun: false,
     extra: {
       max: 20,
-      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+      connectionTimeoutMillis: poolWaitMs,
       keepAlive: true,
       keepAliveInitialDelayMillis: 10_000,
       idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_TIMEOUT_MS,

@@ -20,9 +20,14 @@ import { dataSourceOptions } from './data-source';
 export class DatabaseModule {
   static forRoot(
     databaseUrl: string,
-    options: { migrationsRun: boolean; connectionName?: string; statementTimeoutMs?: number },
+    options: {
+      migrationsRun: boolean;
+      connectionName?: string;
+      statementTimeoutMs?: number;
+      poolWaitMs?: number;
+    },
   ): DynamicModule {
-    const { connectionName, statementTimeoutMs, ...dataSource } = options;
+    const { connectionName, statementTimeoutMs, poolWaitMs, ...dataSource } = options;
     // Repositories inject the unnamed host; a named one stands in for it.
     const hostAlias = connectionName
       ? [{ provide: TransactionHost, useExisting: getTransactionHostToken(connectionName) }]
@@ -30,7 +35,9 @@ export class DatabaseModule {
     return {
       module: DatabaseModule,
       imports: [
-        TypeOrmModule.forRoot(dataSourceOptions(databaseUrl, dataSource, { statementTimeoutMs })),
+        TypeOrmModule.forRoot(
+          dataSourceOptions(databaseUrl, dataSource, { statementTimeoutMs, poolWaitMs }),
+        ),
         ClsModule.forRoot({
           global: true,
           plugins: [

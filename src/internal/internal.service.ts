@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { Transactional } from '@nestjs-cls/transactional';
 import { AppError } from '../common/errors';
-import { BatchQueue, refuseWhenFull, sharedStatement } from '../common/batch-queue';
+import { BatchQueue, databaseWait, refuseWhenFull, sharedStatement } from '../common/batch-queue';
 import { type Settings } from '../config/settings';
 import { SETTINGS } from '../config/settings.module';
 import { Metrics } from '../metrics/metrics.service';
@@ -126,6 +126,14 @@ function thousandthsOf(multiplier: string): bigint {
 export class InternalService {
   private readonly logger = new Logger(InternalService.name);
 
+  /** Traffic reports, applied in batches (see `report`). */
+  private readonly writer: BatchQueue<TrafficReport, ReportOutcome>;
+  /**
+   * Validations that arrive while a batch of tokens is being spent share the next statement: one
+   * round trip and one commit per batch instead of one per proxy connect.
+   */
+  private readonly spender: BatchQueue<SpendableToken, SpentToken>;
+
   constructor(
     private readonly internal: InternalRepository,
     private readonly nodes: NodesRepository,
@@ -133,26 +141,24 @@ export class InternalService {
     @Inject(SessionTokens) private readonly tokens: SessionTokens,
     @Inject(SETTINGS) private readonly settings: Settings,
     private readonly metrics: Metrics,
-  ) {}
-
-  private readonly writer = new BatchQueue<TrafficReport, ReportOutcome>(
-    (reports) => this.applyAll(reports),
-    (report) => report.userIds.length,
-    {
-      batch: BATCH_ENTRIES,
-      waiting: WAITING_ENTRIES,
-      full: refuseWhenFull('too many traffic reports waiting, retry shortly', 5),
-    },
-  );
-
-  /**
-   * Validations that arrive while a batch of tokens is being spent share the next statement: one
-   * round trip and one commit per batch instead of one per proxy connect.
-   */
-  private readonly spender = sharedStatement<SpendableToken, SpentToken>(
-    (tokens) => this.internal.spendTokens(tokens, this.defaultLimit()),
-    'too many validations waiting, retry shortly',
-  );
+  ) {
+    this.writer = new BatchQueue<TrafficReport, ReportOutcome>(
+      (reports) => this.applyAll(reports),
+      (report) => report.userIds.length,
+      {
+        batch: BATCH_ENTRIES,
+        waiting: WAITING_ENTRIES,
+        full: refuseWhenFull('too many traffic reports waiting, retry shortly', 5),
+        // A report dropped here was never applied: the node sends it again.
+        wait: databaseWait(settings.dbPoolWaitMs),
+      },
+    );
+    this.spender = sharedStatement<SpendableToken, SpentToken>(
+      (tokens) => this.internal.spendTokens(tokens, this.defaultLimit()),
+      'too many validations waiting, retry shortly',
+      settings.dbPoolWaitMs,
+    );
+  }
 
   /** The first reason that applies, in the contract's order; a valid token is spent. */
   async validate(token: string, nodeId: string): Promise<Validation> {

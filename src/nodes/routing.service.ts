@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { AuthUser } from '../common/auth/auth-user';
-import { sharedStatement } from '../common/batch-queue';
+import { type BatchQueue, sharedStatement } from '../common/batch-queue';
 import { AppError } from '../common/errors';
 import { type Settings } from '../config/settings';
 import { SETTINGS } from '../config/settings.module';
@@ -28,18 +28,24 @@ export class RoutingService {
    * (a read starts after each of its requests arrived, so a deleted node is never offered after
    * its deletion returned).
    */
-  private readonly reads = sharedStatement<null, RoutingRead>(async (requests) => {
-    const nodes = await this.nodes.routingNodes();
-    const read = { nodes, targets: new TokenTargets(nodes.map((node) => node.id)) };
-    return requests.map(() => read);
-  }, 'too many requests waiting, retry shortly');
+  private readonly reads: BatchQueue<null, RoutingRead>;
 
   constructor(
     private readonly nodes: NodesRepository,
     private readonly users: AccountsRepository,
     @Inject(SessionTokens) private readonly tokens: SessionTokens,
     @Inject(SETTINGS) private readonly settings: Settings,
-  ) {}
+  ) {
+    this.reads = sharedStatement<null, RoutingRead>(
+      async (requests) => {
+        const nodes = await this.nodes.routingNodes();
+        const read = { nodes, targets: new TokenTargets(nodes.map((node) => node.id)) };
+        return requests.map(() => read);
+      },
+      'too many requests waiting, retry shortly',
+      settings.dbPoolWaitMs,
+    );
+  }
 
   async routing(caller: AuthUser): Promise<RoutingAnswer> {
     // Authentication read the caller's row a moment ago, in the same request.
