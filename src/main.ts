@@ -17,17 +17,31 @@ async function main(): Promise<void> {
   let database: OpenDatabase | undefined;
   let app: Awaited<ReturnType<typeof createApp>> | undefined;
 
-  let closing = false;
+  // The first SIGTERM or SIGINT drains and stops (see gracefulClose); a second one, such as a
+  // second Ctrl-C, stops at once, cutting whatever is in flight.
+  let signals = 0;
   const shutdown = async (signal: string): Promise<void> => {
-    if (closing) return;
-    closing = true;
-    new Logger('Main').log(`${signal} received, shutting down`);
-    if (app) await gracefulClose(app, settings.shutdownGraceS * 1000).catch(() => undefined);
+    const logger = new Logger('Main');
+    if (++signals > 1) {
+      logger.warn(`${signal} received again, stopping now`);
+      process.exit(1);
+    }
+    logger.log(
+      `${signal} received, shutting down: draining for ${settings.shutdownDrainS} s, done within ` +
+        `${settings.shutdownGraceS} s (send it again to stop at once)`,
+    );
+    let closed = true;
+    if (app) {
+      closed = await gracefulClose(app, {
+        drainMs: settings.shutdownDrainS * 1000,
+        graceMs: settings.shutdownGraceS * 1000,
+      }).catch(() => false);
+    }
     await database?.stop().catch(() => undefined);
-    process.exit(0);
+    process.exit(closed ? 0 : 1);
   };
-  process.once('SIGINT', (signal) => void shutdown(signal));
-  process.once('SIGTERM', (signal) => void shutdown(signal));
+  process.on('SIGINT', (signal) => void shutdown(signal));
+  process.on('SIGTERM', (signal) => void shutdown(signal));
 
   try {
     database = await openDatabase(settings);

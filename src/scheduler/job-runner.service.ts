@@ -28,6 +28,12 @@ export type TickResult =
 export type JobWork = (signal: AbortSignal) => Promise<unknown>;
 
 /**
+ * How soon after start each job ticks once (or at its first interval, when that is sooner), so a
+ * period that came due while no instance ran is not left until the next one.
+ */
+export const FIRST_TICK_MS = 1_000;
+
+/**
  * Runs every periodic job: once per period across all instances (the job's advisory lock, then a
  * claim of the period in `job_runs`), never overlapping itself, bounded in time, counted in metrics.
  * A failing run or a database that is away costs one period, never the process.
@@ -39,6 +45,10 @@ export class JobRunner implements BeforeApplicationShutdown {
   readonly instance = `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
   private readonly running = new Map<string, Promise<TickResult>>();
   private stopping = false;
+  /** When the runs in progress stop being waited for (`performance.now()`), once stopping. */
+  private stopDeadline = Infinity;
+  /** The names of this runner's timers in the scheduler registry. */
+  private readonly timers = { intervals: new Set<string>(), timeouts: new Set<string>() };
 
   constructor(
     private readonly locks: AdvisoryLocks,
@@ -49,14 +59,34 @@ export class JobRunner implements BeforeApplicationShutdown {
     @Optional() private readonly scheduler?: SchedulerRegistry,
   ) {}
 
-  /** Ticks `job` `ticksPerPeriod` times a period when the app runs its schedule. */
+  /**
+   * Ticks `job` `ticksPerPeriod` times a period when the app runs its schedule, and once soon after
+   * start: a tick runs the job only when `job_runs` holds no run of the current period, so a period
+   * that came due while the service was down (a restart, a crash) runs within seconds, once across
+   * instances, and a period already run is left alone.
+   */
   every(job: JobSchedule, work: JobWork): void {
-    if (!this.scheduler) return;
-    const handle = setInterval(
-      () => void this.tick(job, work),
-      (job.intervalS(this.settings) * 1000) / (job.ticksPerPeriod ?? 1),
+    const scheduler = this.scheduler;
+    if (!scheduler) return;
+    const tickMs = (job.intervalS(this.settings) * 1000) / (job.ticksPerPeriod ?? 1);
+    scheduler.addInterval(
+      job.name,
+      setInterval(() => void this.tick(job, work), tickMs),
     );
-    this.scheduler.addInterval(job.name, handle);
+    this.timers.intervals.add(job.name);
+    const first = `${job.name}:first`;
+    scheduler.addTimeout(
+      first,
+      setTimeout(
+        () => {
+          scheduler.deleteTimeout(first);
+          this.timers.timeouts.delete(first);
+          void this.tick(job, work);
+        },
+        Math.min(FIRST_TICK_MS, tickMs),
+      ),
+    );
+    this.timers.timeouts.add(first);
   }
 
   /** One tick: runs `work` unless another instance holds the job or has run it this period. */
@@ -67,14 +97,23 @@ export class JobRunner implements BeforeApplicationShutdown {
     return run;
   }
 
-  /** Stops ticking and waits up to `timeoutMs` for the runs in progress. */
+  /**
+   * Stops ticking and waits up to `timeoutMs` for the runs in progress. A second call (the app's
+   * shutdown hook after SIGTERM's) waits no longer than the first allowed.
+   */
   async stop(timeoutMs: number): Promise<void> {
     this.stopping = true;
-    for (const name of this.scheduler?.getIntervals() ?? []) this.scheduler?.deleteInterval(name);
+    for (const name of this.timers.intervals) this.scheduler?.deleteInterval(name);
+    for (const name of this.timers.timeouts) this.scheduler?.deleteTimeout(name);
+    this.timers.intervals.clear();
+    this.timers.timeouts.clear();
+    this.stopDeadline = Math.min(this.stopDeadline, performance.now() + timeoutMs);
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([
       Promise.allSettled([...this.running.values()]),
-      new Promise((resolve) => (timer = setTimeout(resolve, timeoutMs))),
+      new Promise((resolve) => {
+        timer = setTimeout(resolve, Math.max(0, this.stopDeadline - performance.now()));
+      }),
     ]);
     clearTimeout(timer);
   }
