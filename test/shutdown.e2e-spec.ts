@@ -187,7 +187,9 @@ describe('graceful shutdown on SIGTERM', () => {
       ),
     ).toEqual([]);
     expect(late.filter((o) => o.status !== undefined && o.status !== expected(o))).toEqual([]);
-    const answeredInDrain = outcomes.filter((o) => o.startedAt > signalled && o.status);
+    // (From a moment after the signal: it takes the process a few milliseconds to receive it.)
+    const answeredInDrain = outcomes.filter((o) => o.startedAt > signalled + 200 && o.status);
+    expect(answeredInDrain.length).toBeGreaterThan(5);
     expect(answeredInDrain.every((o) => o.connection === 'close')).toBe(true);
 
     const health = await polls;
