@@ -193,6 +193,8 @@ describe('the production image, laid out without an engine', () => {
             PORT: String(port),
             // Two replicas on one machine: the default metrics port would be taken twice.
             METRICS_PORT: '0',
+            // No load balancer to wait for: SIGTERM stops at once.
+            SHUTDOWN_DRAIN_S: '0',
           },
           stdio: ['ignore', 'pipe', 'pipe'],
         });
@@ -235,6 +237,8 @@ describe('the production image, laid out without an engine', () => {
         HOST: '127.0.0.1',
         PORT: String(port),
         METRICS_PORT: '0',
+        // No load balancer to wait for: SIGTERM stops at once.
+        SHUTDOWN_DRAIN_S: '0',
         // Each attempt from another address, as through a reverse proxy, so no address throttle
         // stops the spray: every attempt is checked against a password hash.
         TRUST_PROXY: '1',

@@ -99,6 +99,8 @@ export async function startFixture(options: { statements?: boolean } = {}): Prom
       TRUST_PROXY: '1',
       // One access token serves a whole run, however many rounds it has.
       ACCESS_TOKEN_TTL_S: String(24 * 3600),
+      // No load balancer to wait for: SIGTERM stops at once.
+      SHUTDOWN_DRAIN_S: '0',
       // As the image runs it (the Dockerfile's ENV lines); BENCH_IMAGE_ENV=0 leaves them out.
       ...(process.env.BENCH_IMAGE_ENV === '0' ? {} : imageEnvironment(ROOT)),
       // BENCH_NODE_OPTIONS: V8 flags to try on the service instead of the image's.
