@@ -145,7 +145,7 @@ describe('a table locked by another connection', () => {
 
     // Served normally within seconds of the release.
     const afterRelease = answers.filter((a) => a.startedAt > released + 1_000);
-    expect(afterRelease.length).toBeGreaterThan(perSecond);
+    expect(afterRelease.length).toBeGreaterThan(perSecond / 2);
     expect(afterRelease.filter((a) => a.status >= 300)).toEqual([]);
 
     // Each report refused is sent again, as a node does: every one counted exactly once.
