@@ -40,8 +40,7 @@ export class UserActionsService {
   ) {}
 
   async moveSubscription(actor: AuthUser, id: string, move: SubscriptionMove): Promise<UserView> {
-    await this.users.withNoUser(() => this.applyMove(actor.id, id, move));
-    return this.users.view(id);
+    return this.users.changeThenView(id, () => this.applyMove(actor.id, id, move));
   }
 
   @Transactional()
@@ -56,8 +55,7 @@ export class UserActionsService {
   }
 
   async resetTraffic(actor: AuthUser, id: string, reason: string): Promise<UserView> {
-    await this.users.withNoUser(() => this.applyTrafficReset(actor.id, id, reason));
-    return this.users.view(id);
+    return this.users.changeThenView(id, () => this.applyTrafficReset(actor.id, id, reason));
   }
 
   @Transactional()
@@ -75,8 +73,7 @@ export class UserActionsService {
    * the owner cannot block itself. Blocking a blocked account changes nothing.
    */
   async block(actor: AuthUser, id: string, reason: string): Promise<UserView> {
-    await this.users.withNoUser(() => this.applyBlock(actor, id, reason));
-    return this.users.view(id);
+    return this.users.changeThenView(id, () => this.applyBlock(actor, id, reason));
   }
 
   @Transactional()
@@ -95,8 +92,7 @@ export class UserActionsService {
 
   /** Lifts a block (the account signs in again); an account that is not blocked is left alone. */
   async unblock(actor: AuthUser, id: string): Promise<UserView> {
-    await this.users.withNoUser(() => this.applyUnblock(actor, id));
-    return this.users.view(id);
+    return this.users.changeThenView(id, () => this.applyUnblock(actor, id));
   }
 
   @Transactional()
