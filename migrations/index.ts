@@ -13,6 +13,7 @@ import { PaymentsLedger0013 } from './0013-payments-ledger';
 import { CleanupAndLimits0014 } from './0014-cleanup-and-limits';
 import { UserList0015 } from './0015-user-list';
 import { UsersFillfactor0016 } from './0016-users-fillfactor';
+import { StaffActions0017 } from './0017-staff-actions';
 
 /** Every migration in order; the numbers in the file names are their order. */
 export const MIGRATIONS = [
@@ -31,4 +32,5 @@ export const MIGRATIONS = [
   CleanupAndLimits0014,
   UserList0015,
   UsersFillfactor0016,
+  StaffActions0017,
 ];

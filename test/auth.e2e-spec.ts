@@ -117,6 +117,7 @@ describe('accounts and sessions', () => {
       commission_percent: null,
       subscription: null,
       traffic: { limit_bytes: 107374182400, used_bytes: 0 },
+      blocked_at: null,
       created_at: expect.any(String),
     });
   });

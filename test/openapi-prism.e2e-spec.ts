@@ -285,6 +285,37 @@ describe('the OpenAPI document under a validating proxy (Prism)', () => {
     });
   });
 
+  it('staff actions on one account, the plans list and the figures', async () => {
+    const staff = owner.bearer;
+    const target = await newUser(t, 'seed');
+    const path = `/admin/users/${target.user.id}`;
+    await call('GET', '/admin/plans', 200, { headers: staff });
+    await call('POST', `${path}/subscription`, 200, {
+      headers: staff,
+      body: { days: 3, plan_name: 'gift', reason: 'contest prize' },
+    });
+    await call('POST', `${path}/traffic/reset`, 200, { headers: staff, body: { reason: 'r' } });
+    const blocked = await call('POST', `${path}/block`, 200, {
+      headers: staff,
+      body: { reason: 'abuse' },
+    });
+    expect(blocked.body).toMatchObject({ blocked_at: expect.any(String) });
+    const login = await call('POST', '/auth/seed/login', 403, { body: { seed: target.seed } });
+    expect(codeOf(login)).toBe('ACCOUNT_BLOCKED');
+    await call('POST', `${path}/unblock`, 200, { headers: staff });
+    const self = await call('POST', `/admin/users/${owner.user.id}/block`, 409, {
+      headers: staff,
+      body: { reason: 'x' },
+    });
+    expect(codeOf(self)).toBe('CONFLICT');
+    const support = await newUser(t, 'support');
+    await call('POST', `/admin/users/${support.user.id}/password`, 204, {
+      headers: staff,
+      body: { password: 'a-new-long-password' },
+    });
+    await call('GET', '/admin/stats?days=3', 200, { headers: staff });
+  });
+
   it('trials: refused to a seed account, given once to a Telegram one', async () => {
     const refused = await call('POST', '/users/me/trial', 403, { headers: bearer });
     expect(codeOf(refused)).toBe('TRIAL_TELEGRAM_ONLY');

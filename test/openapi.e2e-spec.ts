@@ -61,7 +61,14 @@ const CONTRACT_ROUTES: readonly (readonly [string, string, number])[] = [
   ['PATCH', '/admin/users/{id}/node-access', 200],
   ['PATCH', '/admin/users/{id}/traffic-limit', 200],
   ['PATCH', '/admin/settings/traffic-limit', 200],
+  ['POST', '/admin/users/{id}/subscription', 200],
+  ['POST', '/admin/users/{id}/traffic/reset', 200],
+  ['POST', '/admin/users/{id}/block', 200],
+  ['POST', '/admin/users/{id}/unblock', 200],
+  ['POST', '/admin/users/{id}/password', 204],
+  ['GET', '/admin/stats', 200],
   ['PUT', '/admin/plans/{name}', 200],
+  ['GET', '/admin/plans', 200],
   ['POST', '/invoices', 201],
   ['GET', '/invoices', 200],
   ['GET', '/invoices/{id}', 200],
@@ -246,13 +253,25 @@ describe('the OpenAPI document and the client types', () => {
       ]);
     }
     expect(codesOf('GET', '/users/me', 401)).toEqual(['UNAUTHENTICATED']);
-    expect(codesOf('GET', '/admin/users', 403)).toEqual(['FORBIDDEN']);
-    expect(codesOf('POST', '/admin/moderators', 403)).toEqual(['FORBIDDEN', 'ORIGIN_REJECTED']);
+    // A session of an account blocked as it signed in answers ACCOUNT_BLOCKED on any route.
+    expect(codesOf('GET', '/users/me', 403)).toEqual(['ACCOUNT_BLOCKED']);
+    const sorted = (codes: unknown[]) => [...codes].sort();
+    expect(sorted(codesOf('GET', '/admin/users', 403))).toEqual(['ACCOUNT_BLOCKED', 'FORBIDDEN']);
+    expect(sorted(codesOf('POST', '/admin/moderators', 403))).toEqual([
+      'ACCOUNT_BLOCKED',
+      'FORBIDDEN',
+      'ORIGIN_REJECTED',
+    ]);
+    expect(sorted(codesOf('POST', '/auth/seed/login', 403))).toEqual([
+      'ACCOUNT_BLOCKED',
+      'ORIGIN_REJECTED',
+    ]);
     expect(codesOf('POST', '/invoices/{id}/confirm', 409)).toEqual([
       'INVOICE_NOT_PENDING',
       'PAYMENT_NOT_FOUND',
     ]);
-    expect(codesOf('POST', '/users/me/trial', 403)).toEqual([
+    expect(sorted(codesOf('POST', '/users/me/trial', 403))).toEqual([
+      'ACCOUNT_BLOCKED',
       'ORIGIN_REJECTED',
       'TRIAL_TELEGRAM_ONLY',
     ]);
@@ -267,6 +286,7 @@ describe('the OpenAPI document and the client types', () => {
   it('the user has the contract’s fields, all required', () => {
     const user = answerOf('GET', '/users/me', 200);
     const names = [
+      'blocked_at',
       'can_manage_nodes',
       'commission_percent',
       'created_at',

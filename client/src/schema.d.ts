@@ -324,6 +324,102 @@ export interface paths {
         patch: operations["AdminUsersController_setDefaultTrafficLimit"];
         trace?: never;
     };
+    "/api/v1/admin/users/{id}/subscription": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["AdminUserActionsController_moveSubscription"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/users/{id}/traffic/reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["AdminUserActionsController_resetTraffic"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/users/{id}/block": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["AdminUserActionsController_block"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/users/{id}/unblock": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["AdminUserActionsController_unblock"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/users/{id}/password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["AdminUserActionsController_setPassword"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/stats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["AdminStatsController_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/tickets": {
         parameters: {
             query?: never;
@@ -492,6 +588,22 @@ export interface paths {
             cookie?: never;
         };
         get: operations["PlansController_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/plans": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["PlansController_listAll"];
         put?: never;
         post?: never;
         delete?: never;
@@ -948,6 +1060,11 @@ export interface components {
             commission_percent: number | null;
             subscription: components["schemas"]["SubscriptionView"] | null;
             traffic: components["schemas"]["TrafficView"];
+            /**
+             * Format: date-time
+             * @description when staff blocked the account; null while it is not blocked
+             */
+            blocked_at: string | null;
             /** Format: date-time */
             created_at: string;
         };
@@ -1058,6 +1175,63 @@ export interface components {
              * @example 107374182400
              */
             default_bytes: number;
+        };
+        MoveSubscriptionRequest: {
+            /** @description kept in the audit log */
+            reason: string;
+            /** @description days to add (negative: to take away, never below now); not 0 */
+            days: number;
+            /** @description the subscription's plan when the user has none running (default `manual`) */
+            plan_name?: string;
+        };
+        ReasonRequest: {
+            /** @description kept in the audit log */
+            reason: string;
+        };
+        StaffPasswordRequest: {
+            /** Format: password */
+            password: string;
+        };
+        StatsTotalsResponse: {
+            /** @description every account, staff included */
+            users: number;
+            /** @description accounts whose subscription runs now */
+            active_subscriptions: number;
+            open_tickets: number;
+            pending_withdrawals: number;
+            /** @description nodes not deleted whose last health check passed */
+            nodes_online: number;
+            /** @description nodes not deleted */
+            nodes_total: number;
+        };
+        StatsDayResponse: {
+            /**
+             * Format: date
+             * @description a UTC day
+             * @example 2026-11-24
+             */
+            date: string;
+            /** @description accounts created that day */
+            signups: number;
+            /** @description invoices paid that day */
+            paid_invoices: number;
+            /**
+             * @description money paid invoices brought that day: currency → minor units (TON in nanotons for `ton` invoices, the invoice's currency otherwise)
+             * @example {
+             *       "USD": "499",
+             *       "TON": "2500000000"
+             *     }
+             */
+            received: {
+                [key: string]: string;
+            };
+            /** @description bytes the nodes carried that day (up and down, before multipliers) */
+            traffic_bytes: number;
+        };
+        StatsResponse: {
+            totals: components["schemas"]["StatsTotalsResponse"];
+            /** @description one entry per UTC day, oldest first */
+            days: components["schemas"]["StatsDayResponse"][];
         };
         CreateTicketRequest: {
             /** @example Cannot connect from my phone */
@@ -1172,6 +1346,24 @@ export interface components {
                 [key: string]: string;
             };
         };
+        AdminPlanResponse: {
+            /** @example monthly */
+            name: string;
+            /** @example 30 */
+            duration_days: number;
+            /** @example 107374182400 */
+            traffic_limit_bytes: number;
+            /**
+             * @description currency code → price in its minor units
+             * @example {
+             *       "USD": "499"
+             *     }
+             */
+            prices: {
+                [key: string]: string;
+            };
+            active: boolean;
+        };
         UpsertPlanRequest: {
             /** @example 30 */
             duration_days: number;
@@ -1191,24 +1383,6 @@ export interface components {
                 [key: string]: string;
             };
             /** @description inactive plans are not listed and cannot be bought */
-            active: boolean;
-        };
-        AdminPlanResponse: {
-            /** @example monthly */
-            name: string;
-            /** @example 30 */
-            duration_days: number;
-            /** @example 107374182400 */
-            traffic_limit_bytes: number;
-            /**
-             * @description currency code → price in its minor units
-             * @example {
-             *       "USD": "499"
-             *     }
-             */
-            prices: {
-                [key: string]: string;
-            };
             active: boolean;
         };
         TonPaymentView: {
@@ -1527,7 +1701,7 @@ export interface components {
              * @description only when valid is false
              * @enum {string}
              */
-            reason?: "bad_token" | "expired" | "wrong_node" | "used" | "no_subscription" | "traffic_exceeded";
+            reason?: "bad_token" | "expired" | "wrong_node" | "used" | "no_subscription" | "traffic_exceeded" | "blocked";
             /** Format: uuid */
             user_id?: string;
             traffic_limit_bytes?: number;
@@ -1718,27 +1892,39 @@ export interface components {
                 };
             };
         };
-        /** @description FORBIDDEN */
-        Error403_FORBIDDEN: {
+        /** @description ACCOUNT_BLOCKED */
+        Error403_ACCOUNT_BLOCKED: {
             headers: {
                 [name: string]: unknown;
             };
             content: {
                 "application/json": components["schemas"]["ErrorBody"] & {
                     /** @enum {string} */
-                    code?: "FORBIDDEN";
+                    code?: "ACCOUNT_BLOCKED";
                 };
             };
         };
-        /** @description FORBIDDEN, ORIGIN_REJECTED */
-        Error403_FORBIDDEN_ORIGIN_REJECTED: {
+        /** @description FORBIDDEN, ACCOUNT_BLOCKED */
+        Error403_FORBIDDEN_ACCOUNT_BLOCKED: {
             headers: {
                 [name: string]: unknown;
             };
             content: {
                 "application/json": components["schemas"]["ErrorBody"] & {
                     /** @enum {string} */
-                    code?: "FORBIDDEN" | "ORIGIN_REJECTED";
+                    code?: "FORBIDDEN" | "ACCOUNT_BLOCKED";
+                };
+            };
+        };
+        /** @description FORBIDDEN, ORIGIN_REJECTED, ACCOUNT_BLOCKED */
+        Error403_FORBIDDEN_ORIGIN_REJECTED_ACCOUNT_BLOCKED: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"] & {
+                    /** @enum {string} */
+                    code?: "FORBIDDEN" | "ORIGIN_REJECTED" | "ACCOUNT_BLOCKED";
                 };
             };
         };
@@ -1754,15 +1940,27 @@ export interface components {
                 };
             };
         };
-        /** @description ORIGIN_REJECTED, TRIAL_TELEGRAM_ONLY */
-        Error403_ORIGIN_REJECTED_TRIAL_TELEGRAM_ONLY: {
+        /** @description ORIGIN_REJECTED, ACCOUNT_BLOCKED */
+        Error403_ORIGIN_REJECTED_ACCOUNT_BLOCKED: {
             headers: {
                 [name: string]: unknown;
             };
             content: {
                 "application/json": components["schemas"]["ErrorBody"] & {
                     /** @enum {string} */
-                    code?: "ORIGIN_REJECTED" | "TRIAL_TELEGRAM_ONLY";
+                    code?: "ORIGIN_REJECTED" | "ACCOUNT_BLOCKED";
+                };
+            };
+        };
+        /** @description ORIGIN_REJECTED, TRIAL_TELEGRAM_ONLY, ACCOUNT_BLOCKED */
+        Error403_ORIGIN_REJECTED_TRIAL_TELEGRAM_ONLY_ACCOUNT_BLOCKED: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"] & {
+                    /** @enum {string} */
+                    code?: "ORIGIN_REJECTED" | "TRIAL_TELEGRAM_ONLY" | "ACCOUNT_BLOCKED";
                 };
             };
         };
@@ -2088,6 +2286,7 @@ export interface operations {
             };
             400: components["responses"]["Error400_VALIDATION_FAILED"];
             401: components["responses"]["Error401_UNAUTHENTICATED"];
+            403: components["responses"]["Error403_ACCOUNT_BLOCKED"];
             500: components["responses"]["Error500_INTERNAL"];
             503: components["responses"]["Error503_UPSTREAM_UNAVAILABLE"];
         };
@@ -2141,7 +2340,7 @@ export interface operations {
             };
             400: components["responses"]["Error400_VALIDATION_FAILED"];
             401: components["responses"]["Error401_INVALID_CREDENTIALS"];
-            403: components["responses"]["Error403_ORIGIN_REJECTED"];
+            403: components["responses"]["Error403_ORIGIN_REJECTED_ACCOUNT_BLOCKED"];
             413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
             415: components["responses"]["Error415_UNSUPPORTED_MEDIA_TYPE"];
             429: components["responses"]["Error429_RATE_LIMITED"];
@@ -2172,7 +2371,7 @@ export interface operations {
             };
             400: components["responses"]["Error400_VALIDATION_FAILED"];
             401: components["responses"]["Error401_TELEGRAM_AUTH_INVALID"];
-            403: components["responses"]["Error403_ORIGIN_REJECTED"];
+            403: components["responses"]["Error403_ORIGIN_REJECTED_ACCOUNT_BLOCKED"];
             413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
             415: components["responses"]["Error415_UNSUPPORTED_MEDIA_TYPE"];
             429: components["responses"]["Error429_RATE_LIMITED"];
@@ -2261,7 +2460,7 @@ export interface operations {
             };
             400: components["responses"]["Error400_VALIDATION_FAILED"];
             401: components["responses"]["Error401_BOOTSTRAP_INVALID"];
-            403: components["responses"]["Error403_ORIGIN_REJECTED"];
+            403: components["responses"]["Error403_ORIGIN_REJECTED_ACCOUNT_BLOCKED"];
             413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
             415: components["responses"]["Error415_UNSUPPORTED_MEDIA_TYPE"];
             500: components["responses"]["Error500_INTERNAL"];
@@ -2287,7 +2486,7 @@ export interface operations {
             };
             400: components["responses"]["Error400_VALIDATION_FAILED"];
             401: components["responses"]["Error401_REFRESH_INVALID_REFRESH_REUSED"];
-            403: components["responses"]["Error403_ORIGIN_REJECTED"];
+            403: components["responses"]["Error403_ORIGIN_REJECTED_ACCOUNT_BLOCKED"];
             413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
             415: components["responses"]["Error415_UNSUPPORTED_MEDIA_TYPE"];
             500: components["responses"]["Error500_INTERNAL"];
@@ -2311,7 +2510,7 @@ export interface operations {
             };
             400: components["responses"]["Error400_VALIDATION_FAILED"];
             401: components["responses"]["Error401_UNAUTHENTICATED"];
-            403: components["responses"]["Error403_ORIGIN_REJECTED"];
+            403: components["responses"]["Error403_ORIGIN_REJECTED_ACCOUNT_BLOCKED"];
             413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
             415: components["responses"]["Error415_UNSUPPORTED_MEDIA_TYPE"];
             500: components["responses"]["Error500_INTERNAL"];
@@ -2341,7 +2540,7 @@ export interface operations {
             };
             400: components["responses"]["Error400_VALIDATION_FAILED"];
             401: components["responses"]["Error401_INVALID_CREDENTIALS"];
-            403: components["responses"]["Error403_ORIGIN_REJECTED"];
+            403: components["responses"]["Error403_ORIGIN_REJECTED_ACCOUNT_BLOCKED"];
             413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
             415: components["responses"]["Error415_UNSUPPORTED_MEDIA_TYPE"];
             429: components["responses"]["Error429_RATE_LIMITED"];
@@ -2376,7 +2575,7 @@ export interface operations {
             };
             400: components["responses"]["Error400_VALIDATION_FAILED"];
             401: components["responses"]["Error401_UNAUTHENTICATED"];
-            403: components["responses"]["Error403_FORBIDDEN"];
+            403: components["responses"]["Error403_FORBIDDEN_ACCOUNT_BLOCKED"];
             500: components["responses"]["Error500_INTERNAL"];
             503: components["responses"]["Error503_UPSTREAM_UNAVAILABLE"];
         };
@@ -2402,7 +2601,7 @@ export interface operations {
             };
             400: components["responses"]["Error400_VALIDATION_FAILED"];
             401: components["responses"]["Error401_UNAUTHENTICATED"];
-            403: components["responses"]["Error403_FORBIDDEN"];
+            403: components["responses"]["Error403_FORBIDDEN_ACCOUNT_BLOCKED"];
             404: components["responses"]["Error404_NO_USER"];
             500: components["responses"]["Error500_INTERNAL"];
             503: components["responses"]["Error503_UPSTREAM_UNAVAILABLE"];
@@ -2431,7 +2630,7 @@ export interface operations {
             };
             400: components["responses"]["Error400_VALIDATION_FAILED"];
             401: components["responses"]["Error401_UNAUTHENTICATED"];
-            403: components["responses"]["Error403_FORBIDDEN_ORIGIN_REJECTED"];
+            403: components["responses"]["Error403_FORBIDDEN_ORIGIN_REJECTED_ACCOUNT_BLOCKED"];
             409: components["responses"]["Error409_USERNAME_TAKEN"];
             413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
             415: components["responses"]["Error415_UNSUPPORTED_MEDIA_TYPE"];
@@ -2462,7 +2661,7 @@ export interface operations {
             };
             400: components["responses"]["Error400_VALIDATION_FAILED"];
             401: components["responses"]["Error401_UNAUTHENTICATED"];
-            403: components["responses"]["Error403_FORBIDDEN_ORIGIN_REJECTED"];
+            403: components["responses"]["Error403_FORBIDDEN_ORIGIN_REJECTED_ACCOUNT_BLOCKED"];
             409: components["responses"]["Error409_CONFLICT_USERNAME_TAKEN"];
             413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
             415: components["responses"]["Error415_UNSUPPORTED_MEDIA_TYPE"];
@@ -2493,7 +2692,7 @@ export interface operations {
             };
             400: components["responses"]["Error400_VALIDATION_FAILED"];
             401: components["responses"]["Error401_UNAUTHENTICATED"];
-            403: components["responses"]["Error403_FORBIDDEN_ORIGIN_REJECTED"];
+            403: components["responses"]["Error403_FORBIDDEN_ORIGIN_REJECTED_ACCOUNT_BLOCKED"];
             409: components["responses"]["Error409_USERNAME_TAKEN"];
             413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
             415: components["responses"]["Error415_UNSUPPORTED_MEDIA_TYPE"];
@@ -2526,7 +2725,7 @@ export interface operations {
             };
             400: components["responses"]["Error400_VALIDATION_FAILED"];
             401: components["responses"]["Error401_UNAUTHENTICATED"];
-            403: components["responses"]["Error403_FORBIDDEN_ORIGIN_REJECTED"];
+            403: components["responses"]["Error403_FORBIDDEN_ORIGIN_REJECTED_ACCOUNT_BLOCKED"];
             404: components["responses"]["Error404_NO_USER"];
             413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
             415: components["responses"]["Error415_UNSUPPORTED_MEDIA_TYPE"];
@@ -2559,7 +2758,7 @@ export interface operations {
             };
             400: components["responses"]["Error400_VALIDATION_FAILED"];
             401: components["responses"]["Error401_UNAUTHENTICATED"];
-            403: components["responses"]["Error403_FORBIDDEN_ORIGIN_REJECTED"];
+            403: components["responses"]["Error403_FORBIDDEN_ORIGIN_REJECTED_ACCOUNT_BLOCKED"];
             404: components["responses"]["Error404_NO_USER"];
             413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
             415: components["responses"]["Error415_UNSUPPORTED_MEDIA_TYPE"];
@@ -2590,9 +2789,197 @@ export interface operations {
             };
             400: components["responses"]["Error400_VALIDATION_FAILED"];
             401: components["responses"]["Error401_UNAUTHENTICATED"];
-            403: components["responses"]["Error403_FORBIDDEN_ORIGIN_REJECTED"];
+            403: components["responses"]["Error403_FORBIDDEN_ORIGIN_REJECTED_ACCOUNT_BLOCKED"];
             413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
             415: components["responses"]["Error415_UNSUPPORTED_MEDIA_TYPE"];
+            500: components["responses"]["Error500_INTERNAL"];
+            503: components["responses"]["Error503_UPSTREAM_UNAVAILABLE"];
+        };
+    };
+    AdminUserActionsController_moveSubscription: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MoveSubscriptionRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserResponse"];
+                };
+            };
+            400: components["responses"]["Error400_VALIDATION_FAILED"];
+            401: components["responses"]["Error401_UNAUTHENTICATED"];
+            403: components["responses"]["Error403_FORBIDDEN_ORIGIN_REJECTED_ACCOUNT_BLOCKED"];
+            404: components["responses"]["Error404_NO_USER"];
+            413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["Error415_UNSUPPORTED_MEDIA_TYPE"];
+            500: components["responses"]["Error500_INTERNAL"];
+            503: components["responses"]["Error503_UPSTREAM_UNAVAILABLE"];
+        };
+    };
+    AdminUserActionsController_resetTraffic: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReasonRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserResponse"];
+                };
+            };
+            400: components["responses"]["Error400_VALIDATION_FAILED"];
+            401: components["responses"]["Error401_UNAUTHENTICATED"];
+            403: components["responses"]["Error403_FORBIDDEN_ORIGIN_REJECTED_ACCOUNT_BLOCKED"];
+            404: components["responses"]["Error404_NO_USER"];
+            413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["Error415_UNSUPPORTED_MEDIA_TYPE"];
+            500: components["responses"]["Error500_INTERNAL"];
+            503: components["responses"]["Error503_UPSTREAM_UNAVAILABLE"];
+        };
+    };
+    AdminUserActionsController_block: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReasonRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserResponse"];
+                };
+            };
+            400: components["responses"]["Error400_VALIDATION_FAILED"];
+            401: components["responses"]["Error401_UNAUTHENTICATED"];
+            403: components["responses"]["Error403_FORBIDDEN_ORIGIN_REJECTED_ACCOUNT_BLOCKED"];
+            404: components["responses"]["Error404_NO_USER"];
+            409: components["responses"]["Error409_CONFLICT"];
+            413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["Error415_UNSUPPORTED_MEDIA_TYPE"];
+            500: components["responses"]["Error500_INTERNAL"];
+            503: components["responses"]["Error503_UPSTREAM_UNAVAILABLE"];
+        };
+    };
+    AdminUserActionsController_unblock: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserResponse"];
+                };
+            };
+            400: components["responses"]["Error400_VALIDATION_FAILED"];
+            401: components["responses"]["Error401_UNAUTHENTICATED"];
+            403: components["responses"]["Error403_FORBIDDEN_ORIGIN_REJECTED_ACCOUNT_BLOCKED"];
+            404: components["responses"]["Error404_NO_USER"];
+            413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["Error415_UNSUPPORTED_MEDIA_TYPE"];
+            500: components["responses"]["Error500_INTERNAL"];
+            503: components["responses"]["Error503_UPSTREAM_UNAVAILABLE"];
+        };
+    };
+    AdminUserActionsController_setPassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StaffPasswordRequest"];
+            };
+        };
+        responses: {
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["Error400_VALIDATION_FAILED"];
+            401: components["responses"]["Error401_UNAUTHENTICATED"];
+            403: components["responses"]["Error403_FORBIDDEN_ORIGIN_REJECTED_ACCOUNT_BLOCKED"];
+            404: components["responses"]["Error404_NO_USER"];
+            409: components["responses"]["Error409_CONFLICT"];
+            413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["Error415_UNSUPPORTED_MEDIA_TYPE"];
+            500: components["responses"]["Error500_INTERNAL"];
+            503: components["responses"]["Error503_UPSTREAM_UNAVAILABLE"];
+        };
+    };
+    AdminStatsController_get: {
+        parameters: {
+            query?: {
+                /** @description UTC days, today included */
+                days?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StatsResponse"];
+                };
+            };
+            400: components["responses"]["Error400_VALIDATION_FAILED"];
+            401: components["responses"]["Error401_UNAUTHENTICATED"];
+            403: components["responses"]["Error403_FORBIDDEN_ACCOUNT_BLOCKED"];
             500: components["responses"]["Error500_INTERNAL"];
             503: components["responses"]["Error503_UPSTREAM_UNAVAILABLE"];
         };
@@ -2621,6 +3008,7 @@ export interface operations {
             };
             400: components["responses"]["Error400_VALIDATION_FAILED"];
             401: components["responses"]["Error401_UNAUTHENTICATED"];
+            403: components["responses"]["Error403_ACCOUNT_BLOCKED"];
             500: components["responses"]["Error500_INTERNAL"];
             503: components["responses"]["Error503_UPSTREAM_UNAVAILABLE"];
         };
@@ -2648,7 +3036,7 @@ export interface operations {
             };
             400: components["responses"]["Error400_VALIDATION_FAILED"];
             401: components["responses"]["Error401_UNAUTHENTICATED"];
-            403: components["responses"]["Error403_ORIGIN_REJECTED"];
+            403: components["responses"]["Error403_ORIGIN_REJECTED_ACCOUNT_BLOCKED"];
             409: components["responses"]["Error409_CONFLICT"];
             413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
             415: components["responses"]["Error415_UNSUPPORTED_MEDIA_TYPE"];
@@ -2678,6 +3066,7 @@ export interface operations {
             };
             400: components["responses"]["Error400_VALIDATION_FAILED"];
             401: components["responses"]["Error401_UNAUTHENTICATED"];
+            403: components["responses"]["Error403_ACCOUNT_BLOCKED"];
             404: components["responses"]["Error404_NO_TICKETS"];
             500: components["responses"]["Error500_INTERNAL"];
             503: components["responses"]["Error503_UPSTREAM_UNAVAILABLE"];
@@ -2708,7 +3097,7 @@ export interface operations {
             };
             400: components["responses"]["Error400_VALIDATION_FAILED"];
             401: components["responses"]["Error401_UNAUTHENTICATED"];
-            403: components["responses"]["Error403_ORIGIN_REJECTED"];
+            403: components["responses"]["Error403_ORIGIN_REJECTED_ACCOUNT_BLOCKED"];
             404: components["responses"]["Error404_NO_TICKETS"];
             409: components["responses"]["Error409_TICKET_CLOSED"];
             413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
@@ -2743,7 +3132,7 @@ export interface operations {
             };
             400: components["responses"]["Error400_VALIDATION_FAILED"];
             401: components["responses"]["Error401_UNAUTHENTICATED"];
-            403: components["responses"]["Error403_FORBIDDEN"];
+            403: components["responses"]["Error403_FORBIDDEN_ACCOUNT_BLOCKED"];
             500: components["responses"]["Error500_INTERNAL"];
             503: components["responses"]["Error503_UPSTREAM_UNAVAILABLE"];
         };
@@ -2769,7 +3158,7 @@ export interface operations {
             };
             400: components["responses"]["Error400_VALIDATION_FAILED"];
             401: components["responses"]["Error401_UNAUTHENTICATED"];
-            403: components["responses"]["Error403_FORBIDDEN"];
+            403: components["responses"]["Error403_FORBIDDEN_ACCOUNT_BLOCKED"];
             404: components["responses"]["Error404_NO_TICKETS"];
             500: components["responses"]["Error500_INTERNAL"];
             503: components["responses"]["Error503_UPSTREAM_UNAVAILABLE"];
@@ -2800,7 +3189,7 @@ export interface operations {
             };
             400: components["responses"]["Error400_VALIDATION_FAILED"];
             401: components["responses"]["Error401_UNAUTHENTICATED"];
-            403: components["responses"]["Error403_FORBIDDEN_ORIGIN_REJECTED"];
+            403: components["responses"]["Error403_FORBIDDEN_ORIGIN_REJECTED_ACCOUNT_BLOCKED"];
             404: components["responses"]["Error404_NO_TICKETS"];
             409: components["responses"]["Error409_TICKET_CLOSED"];
             413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
@@ -2831,7 +3220,7 @@ export interface operations {
             };
             400: components["responses"]["Error400_VALIDATION_FAILED"];
             401: components["responses"]["Error401_UNAUTHENTICATED"];
-            403: components["responses"]["Error403_FORBIDDEN_ORIGIN_REJECTED"];
+            403: components["responses"]["Error403_FORBIDDEN_ORIGIN_REJECTED_ACCOUNT_BLOCKED"];
             404: components["responses"]["Error404_NO_TICKETS"];
             413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
             415: components["responses"]["Error415_UNSUPPORTED_MEDIA_TYPE"];
@@ -2858,7 +3247,7 @@ export interface operations {
             };
             400: components["responses"]["Error400_VALIDATION_FAILED"];
             401: components["responses"]["Error401_UNAUTHENTICATED"];
-            403: components["responses"]["Error403_ORIGIN_REJECTED"];
+            403: components["responses"]["Error403_ORIGIN_REJECTED_ACCOUNT_BLOCKED"];
             413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
             415: components["responses"]["Error415_UNSUPPORTED_MEDIA_TYPE"];
             429: components["responses"]["Error429_RATE_LIMITED"];
@@ -2891,7 +3280,7 @@ export interface operations {
             };
             400: components["responses"]["Error400_VALIDATION_FAILED"];
             401: components["responses"]["Error401_UNAUTHENTICATED"];
-            403: components["responses"]["Error403_ORIGIN_REJECTED"];
+            403: components["responses"]["Error403_ORIGIN_REJECTED_ACCOUNT_BLOCKED"];
             404: components["responses"]["Error404_NOT_FOUND"];
             409: components["responses"]["Error409_ROUND_FINISHED_ROUND_EXPIRED"];
             413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
@@ -2945,6 +3334,31 @@ export interface operations {
             503: components["responses"]["Error503_UPSTREAM_UNAVAILABLE"];
         };
     };
+    PlansController_listAll: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description every plan, active or not */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminPlanResponse"][];
+                };
+            };
+            400: components["responses"]["Error400_VALIDATION_FAILED"];
+            401: components["responses"]["Error401_UNAUTHENTICATED"];
+            403: components["responses"]["Error403_FORBIDDEN_ACCOUNT_BLOCKED"];
+            500: components["responses"]["Error500_INTERNAL"];
+            503: components["responses"]["Error503_UPSTREAM_UNAVAILABLE"];
+        };
+    };
     PlansController_upsert: {
         parameters: {
             query?: never;
@@ -2971,7 +3385,7 @@ export interface operations {
             };
             400: components["responses"]["Error400_VALIDATION_FAILED"];
             401: components["responses"]["Error401_UNAUTHENTICATED"];
-            403: components["responses"]["Error403_FORBIDDEN_ORIGIN_REJECTED"];
+            403: components["responses"]["Error403_FORBIDDEN_ORIGIN_REJECTED_ACCOUNT_BLOCKED"];
             413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
             415: components["responses"]["Error415_UNSUPPORTED_MEDIA_TYPE"];
             500: components["responses"]["Error500_INTERNAL"];
@@ -3002,6 +3416,7 @@ export interface operations {
             };
             400: components["responses"]["Error400_VALIDATION_FAILED"];
             401: components["responses"]["Error401_UNAUTHENTICATED"];
+            403: components["responses"]["Error403_ACCOUNT_BLOCKED"];
             500: components["responses"]["Error500_INTERNAL"];
             503: components["responses"]["Error503_UPSTREAM_UNAVAILABLE"];
         };
@@ -3030,7 +3445,7 @@ export interface operations {
             };
             400: components["responses"]["Error400_VALIDATION_FAILED"];
             401: components["responses"]["Error401_UNAUTHENTICATED"];
-            403: components["responses"]["Error403_ORIGIN_REJECTED"];
+            403: components["responses"]["Error403_ORIGIN_REJECTED_ACCOUNT_BLOCKED"];
             413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
             415: components["responses"]["Error415_UNSUPPORTED_MEDIA_TYPE"];
             429: components["responses"]["Error429_RATE_LIMITED"];
@@ -3060,6 +3475,7 @@ export interface operations {
             };
             400: components["responses"]["Error400_VALIDATION_FAILED"];
             401: components["responses"]["Error401_UNAUTHENTICATED"];
+            403: components["responses"]["Error403_ACCOUNT_BLOCKED"];
             404: components["responses"]["Error404_NOT_FOUND"];
             500: components["responses"]["Error500_INTERNAL"];
             503: components["responses"]["Error503_UPSTREAM_UNAVAILABLE"];
@@ -3087,7 +3503,7 @@ export interface operations {
             };
             400: components["responses"]["Error400_VALIDATION_FAILED"];
             401: components["responses"]["Error401_UNAUTHENTICATED"];
-            403: components["responses"]["Error403_ORIGIN_REJECTED"];
+            403: components["responses"]["Error403_ORIGIN_REJECTED_ACCOUNT_BLOCKED"];
             404: components["responses"]["Error404_NOT_FOUND"];
             409: components["responses"]["Error409_INVOICE_NOT_PENDING_PAYMENT_NOT_FOUND"];
             413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
@@ -3122,7 +3538,7 @@ export interface operations {
             };
             400: components["responses"]["Error400_VALIDATION_FAILED"];
             401: components["responses"]["Error401_UNAUTHENTICATED"];
-            403: components["responses"]["Error403_FORBIDDEN"];
+            403: components["responses"]["Error403_FORBIDDEN_ACCOUNT_BLOCKED"];
             500: components["responses"]["Error500_INTERNAL"];
             503: components["responses"]["Error503_UPSTREAM_UNAVAILABLE"];
         };
@@ -3153,7 +3569,7 @@ export interface operations {
             };
             400: components["responses"]["Error400_VALIDATION_FAILED"];
             401: components["responses"]["Error401_UNAUTHENTICATED"];
-            403: components["responses"]["Error403_FORBIDDEN_ORIGIN_REJECTED"];
+            403: components["responses"]["Error403_FORBIDDEN_ORIGIN_REJECTED_ACCOUNT_BLOCKED"];
             404: components["responses"]["Error404_NOT_FOUND"];
             409: components["responses"]["Error409_INVOICE_NOT_PENDING"];
             413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
@@ -3186,7 +3602,7 @@ export interface operations {
             };
             400: components["responses"]["Error400_VALIDATION_FAILED"];
             401: components["responses"]["Error401_UNAUTHENTICATED"];
-            403: components["responses"]["Error403_FORBIDDEN"];
+            403: components["responses"]["Error403_FORBIDDEN_ACCOUNT_BLOCKED"];
             500: components["responses"]["Error500_INTERNAL"];
             503: components["responses"]["Error503_UPSTREAM_UNAVAILABLE"];
         };
@@ -3211,7 +3627,7 @@ export interface operations {
             };
             400: components["responses"]["Error400_VALIDATION_FAILED"];
             401: components["responses"]["Error401_UNAUTHENTICATED"];
-            403: components["responses"]["Error403_ORIGIN_REJECTED_TRIAL_TELEGRAM_ONLY"];
+            403: components["responses"]["Error403_ORIGIN_REJECTED_TRIAL_TELEGRAM_ONLY_ACCOUNT_BLOCKED"];
             409: components["responses"]["Error409_TRIAL_USED"];
             413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
             415: components["responses"]["Error415_UNSUPPORTED_MEDIA_TYPE"];
@@ -3243,7 +3659,7 @@ export interface operations {
             };
             400: components["responses"]["Error400_VALIDATION_FAILED"];
             401: components["responses"]["Error401_UNAUTHENTICATED"];
-            403: components["responses"]["Error403_ORIGIN_REJECTED"];
+            403: components["responses"]["Error403_ORIGIN_REJECTED_ACCOUNT_BLOCKED"];
             404: components["responses"]["Error404_NOT_FOUND"];
             409: components["responses"]["Error409_CONFLICT_ALREADY_ATTACHED"];
             413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
@@ -3275,7 +3691,7 @@ export interface operations {
             };
             400: components["responses"]["Error400_VALIDATION_FAILED"];
             401: components["responses"]["Error401_UNAUTHENTICATED"];
-            403: components["responses"]["Error403_FORBIDDEN"];
+            403: components["responses"]["Error403_FORBIDDEN_ACCOUNT_BLOCKED"];
             500: components["responses"]["Error500_INTERNAL"];
             503: components["responses"]["Error503_UPSTREAM_UNAVAILABLE"];
         };
@@ -3304,7 +3720,7 @@ export interface operations {
             };
             400: components["responses"]["Error400_VALIDATION_FAILED"];
             401: components["responses"]["Error401_UNAUTHENTICATED"];
-            403: components["responses"]["Error403_FORBIDDEN"];
+            403: components["responses"]["Error403_FORBIDDEN_ACCOUNT_BLOCKED"];
             500: components["responses"]["Error500_INTERNAL"];
             503: components["responses"]["Error503_UPSTREAM_UNAVAILABLE"];
         };
@@ -3333,7 +3749,7 @@ export interface operations {
             };
             400: components["responses"]["Error400_VALIDATION_FAILED"];
             401: components["responses"]["Error401_UNAUTHENTICATED"];
-            403: components["responses"]["Error403_FORBIDDEN_ORIGIN_REJECTED"];
+            403: components["responses"]["Error403_FORBIDDEN_ORIGIN_REJECTED_ACCOUNT_BLOCKED"];
             409: components["responses"]["Error409_INSUFFICIENT_BALANCE"];
             413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
             415: components["responses"]["Error415_UNSUPPORTED_MEDIA_TYPE"];
@@ -3366,7 +3782,7 @@ export interface operations {
             };
             400: components["responses"]["Error400_VALIDATION_FAILED"];
             401: components["responses"]["Error401_UNAUTHENTICATED"];
-            403: components["responses"]["Error403_FORBIDDEN"];
+            403: components["responses"]["Error403_FORBIDDEN_ACCOUNT_BLOCKED"];
             500: components["responses"]["Error500_INTERNAL"];
             503: components["responses"]["Error503_UPSTREAM_UNAVAILABLE"];
         };
@@ -3393,7 +3809,7 @@ export interface operations {
             };
             400: components["responses"]["Error400_VALIDATION_FAILED"];
             401: components["responses"]["Error401_UNAUTHENTICATED"];
-            403: components["responses"]["Error403_FORBIDDEN_ORIGIN_REJECTED"];
+            403: components["responses"]["Error403_FORBIDDEN_ORIGIN_REJECTED_ACCOUNT_BLOCKED"];
             404: components["responses"]["Error404_NOT_FOUND"];
             409: components["responses"]["Error409_WITHDRAWAL_STATE"];
             413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
@@ -3428,7 +3844,7 @@ export interface operations {
             };
             400: components["responses"]["Error400_VALIDATION_FAILED"];
             401: components["responses"]["Error401_UNAUTHENTICATED"];
-            403: components["responses"]["Error403_FORBIDDEN_ORIGIN_REJECTED"];
+            403: components["responses"]["Error403_FORBIDDEN_ORIGIN_REJECTED_ACCOUNT_BLOCKED"];
             404: components["responses"]["Error404_NOT_FOUND"];
             409: components["responses"]["Error409_WITHDRAWAL_STATE"];
             413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
@@ -3463,7 +3879,7 @@ export interface operations {
             };
             400: components["responses"]["Error400_VALIDATION_FAILED"];
             401: components["responses"]["Error401_UNAUTHENTICATED"];
-            403: components["responses"]["Error403_FORBIDDEN_ORIGIN_REJECTED"];
+            403: components["responses"]["Error403_FORBIDDEN_ORIGIN_REJECTED_ACCOUNT_BLOCKED"];
             404: components["responses"]["Error404_NOT_FOUND"];
             409: components["responses"]["Error409_WITHDRAWAL_STATE"];
             413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
@@ -3496,7 +3912,7 @@ export interface operations {
             };
             400: components["responses"]["Error400_VALIDATION_FAILED"];
             401: components["responses"]["Error401_UNAUTHENTICATED"];
-            403: components["responses"]["Error403_FORBIDDEN"];
+            403: components["responses"]["Error403_FORBIDDEN_ACCOUNT_BLOCKED"];
             500: components["responses"]["Error500_INTERNAL"];
             503: components["responses"]["Error503_UPSTREAM_UNAVAILABLE"];
         };
@@ -3524,7 +3940,7 @@ export interface operations {
             };
             400: components["responses"]["Error400_VALIDATION_FAILED"];
             401: components["responses"]["Error401_UNAUTHENTICATED"];
-            403: components["responses"]["Error403_FORBIDDEN_ORIGIN_REJECTED"];
+            403: components["responses"]["Error403_FORBIDDEN_ORIGIN_REJECTED_ACCOUNT_BLOCKED"];
             413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
             415: components["responses"]["Error415_UNSUPPORTED_MEDIA_TYPE"];
             500: components["responses"]["Error500_INTERNAL"];
@@ -3552,7 +3968,7 @@ export interface operations {
             };
             400: components["responses"]["Error400_VALIDATION_FAILED"];
             401: components["responses"]["Error401_UNAUTHENTICATED"];
-            403: components["responses"]["Error403_FORBIDDEN"];
+            403: components["responses"]["Error403_FORBIDDEN_ACCOUNT_BLOCKED"];
             404: components["responses"]["Error404_NOT_FOUND"];
             500: components["responses"]["Error500_INTERNAL"];
             503: components["responses"]["Error503_UPSTREAM_UNAVAILABLE"];
@@ -3578,7 +3994,7 @@ export interface operations {
             };
             400: components["responses"]["Error400_VALIDATION_FAILED"];
             401: components["responses"]["Error401_UNAUTHENTICATED"];
-            403: components["responses"]["Error403_FORBIDDEN_ORIGIN_REJECTED"];
+            403: components["responses"]["Error403_FORBIDDEN_ORIGIN_REJECTED_ACCOUNT_BLOCKED"];
             404: components["responses"]["Error404_NOT_FOUND"];
             413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
             415: components["responses"]["Error415_UNSUPPORTED_MEDIA_TYPE"];
@@ -3611,7 +4027,7 @@ export interface operations {
             };
             400: components["responses"]["Error400_VALIDATION_FAILED"];
             401: components["responses"]["Error401_UNAUTHENTICATED"];
-            403: components["responses"]["Error403_FORBIDDEN_ORIGIN_REJECTED"];
+            403: components["responses"]["Error403_FORBIDDEN_ORIGIN_REJECTED_ACCOUNT_BLOCKED"];
             404: components["responses"]["Error404_NOT_FOUND"];
             413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
             415: components["responses"]["Error415_UNSUPPORTED_MEDIA_TYPE"];
@@ -3641,7 +4057,7 @@ export interface operations {
             };
             400: components["responses"]["Error400_VALIDATION_FAILED"];
             401: components["responses"]["Error401_UNAUTHENTICATED"];
-            403: components["responses"]["Error403_FORBIDDEN_ORIGIN_REJECTED"];
+            403: components["responses"]["Error403_FORBIDDEN_ORIGIN_REJECTED_ACCOUNT_BLOCKED"];
             404: components["responses"]["Error404_NOT_FOUND"];
             409: components["responses"]["Error409_NODE_BUSY"];
             413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
@@ -3670,7 +4086,7 @@ export interface operations {
             };
             400: components["responses"]["Error400_VALIDATION_FAILED"];
             401: components["responses"]["Error401_UNAUTHENTICATED"];
-            403: components["responses"]["Error403_FORBIDDEN_ORIGIN_REJECTED"];
+            403: components["responses"]["Error403_FORBIDDEN_ORIGIN_REJECTED_ACCOUNT_BLOCKED"];
             404: components["responses"]["Error404_NOT_FOUND"];
             413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
             415: components["responses"]["Error415_UNSUPPORTED_MEDIA_TYPE"];
@@ -3699,6 +4115,7 @@ export interface operations {
             400: components["responses"]["Error400_VALIDATION_FAILED"];
             401: components["responses"]["Error401_UNAUTHENTICATED"];
             402: components["responses"]["Error402_SUBSCRIPTION_REQUIRED"];
+            403: components["responses"]["Error403_ACCOUNT_BLOCKED"];
             500: components["responses"]["Error500_INTERNAL"];
             503: components["responses"]["Error503_UPSTREAM_UNAVAILABLE"];
         };
@@ -3847,7 +4264,7 @@ export interface operations {
             };
             400: components["responses"]["Error400_VALIDATION_FAILED"];
             401: components["responses"]["Error401_UNAUTHENTICATED"];
-            403: components["responses"]["Error403_FORBIDDEN"];
+            403: components["responses"]["Error403_FORBIDDEN_ACCOUNT_BLOCKED"];
             500: components["responses"]["Error500_INTERNAL"];
             503: components["responses"]["Error503_UPSTREAM_UNAVAILABLE"];
         };

@@ -120,8 +120,9 @@ export class AdminService {
    * can_manage_nodes", and staff are owners and moderators: partners and support cannot hold it.
    */
   async setNodeAccess(actorId: string, targetId: string, value: boolean): Promise<UserView> {
-    await this.users.withNoUser(() => this.changeNodeAccess(actorId, targetId, value));
-    return this.users.view(targetId);
+    return this.users.changeThenView(targetId, () =>
+      this.changeNodeAccess(actorId, targetId, value),
+    );
   }
 
   /** The user stays locked from the read to the audit entry, so before/after are exact. */
@@ -152,8 +153,9 @@ export class AdminService {
     targetId: string,
     bytes: number | null,
   ): Promise<UserView> {
-    await this.users.withNoUser(() => this.changeTrafficLimit(actorId, targetId, bytes));
-    return this.users.view(targetId);
+    return this.users.changeThenView(targetId, () =>
+      this.changeTrafficLimit(actorId, targetId, bytes),
+    );
   }
 
   @Transactional()

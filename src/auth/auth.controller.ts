@@ -57,7 +57,7 @@ export class AuthController {
     { name: 'seed-login', limit: 'seedLoginPerAddress', by: 'address' },
     { name: 'seed-login', limit: 'seedLoginPerSeed', by: 'seed' },
   )
-  @Answers('INVALID_CREDENTIALS')
+  @Answers('INVALID_CREDENTIALS', 'ACCOUNT_BLOCKED')
   @Post('seed/login')
   @HttpCode(200)
   @ApiOkResponse({ type: SeedLoginResponse })
@@ -71,7 +71,7 @@ export class AuthController {
 
   @Public()
   @RateLimited(SIGNUP)
-  @Answers('TELEGRAM_AUTH_INVALID')
+  @Answers('TELEGRAM_AUTH_INVALID', 'ACCOUNT_BLOCKED')
   @Post('telegram')
   @HttpCode(200)
   @ApiOkResponse({ type: UserEnvelope })
@@ -105,7 +105,7 @@ export class AuthController {
   }
 
   @Public()
-  @Answers('BOOTSTRAP_INVALID')
+  @Answers('BOOTSTRAP_INVALID', 'ACCOUNT_BLOCKED')
   @Post('exchange')
   @HttpCode(200)
   @ApiOkResponse({ type: UserEnvelope })
@@ -119,7 +119,7 @@ export class AuthController {
 
   @Public()
   @CookieAuthenticated()
-  @Answers('REFRESH_INVALID', 'REFRESH_REUSED')
+  @Answers('REFRESH_INVALID', 'REFRESH_REUSED', 'ACCOUNT_BLOCKED')
   @Post('refresh')
   @HttpCode(200)
   @ApiOkResponse({ type: UserEnvelope })
@@ -145,7 +145,7 @@ export class AuthController {
 
   @Public()
   @UseGuards(LoginThrottlerGuard)
-  @Answers('INVALID_CREDENTIALS')
+  @Answers('INVALID_CREDENTIALS', 'ACCOUNT_BLOCKED')
   @Post('admin/login')
   @HttpCode(200)
   @ApiOkResponse({ type: UserEnvelope })

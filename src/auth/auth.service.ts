@@ -152,9 +152,6 @@ export class AuthService {
   }
 
   async refresh(refreshToken: string | undefined): Promise<IssuedSession> {
-    return this.sessions.refresh(
-      refreshToken,
-      async (userId) => (await this.users.getById(userId)).role,
-    );
+    return this.sessions.refresh(refreshToken, (userId) => this.users.getById(userId));
   }
 }

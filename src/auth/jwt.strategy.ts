@@ -14,6 +14,7 @@ import {
   type SessionKey,
   type UserWithDefaults,
 } from '../users/accounts.repository';
+import { refuseBlocked } from '../users/blocked';
 import { type AccessClaims, accessTokenKey } from './sessions.service';
 
 const fromBearer = ExtractJwt.fromAuthHeaderAsBearerToken();
@@ -68,6 +69,8 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
     }
     const record = await this.sessions.submit({ sessionId: sid, userId: sub });
     if (!record) throw new AppError('UNAUTHENTICATED', 'this session was signed out');
+    // Blocking ends the account's sessions; one started while the block committed ends here.
+    refuseBlocked(record.user);
     return {
       id: record.user.id,
       role: record.user.role,

@@ -7,6 +7,7 @@ import { AppError } from '../common/errors';
 import { randomToken, sha256 } from '../common/secrets';
 import { type Settings } from '../config/settings';
 import { SETTINGS } from '../config/settings.module';
+import { refuseBlocked } from '../users/blocked';
 import type { Role } from '../users/entities/user.entity';
 import { AuthRepository, type RotationResult } from './auth.repository';
 import { Transactional } from '@nestjs-cls/transactional';
@@ -45,7 +46,13 @@ export class SessionsService {
     this.key = accessTokenKey(settings);
   }
 
-  async start(user: { id: string; role: Role | null }): Promise<IssuedSession> {
+  /** A new sign-in of `user`; 403 ACCOUNT_BLOCKED when staff blocked the account. */
+  async start(user: {
+    id: string;
+    role: Role | null;
+    blockedAt: Date | null;
+  }): Promise<IssuedSession> {
+    refuseBlocked(user);
     const refreshToken = randomToken(32);
     const sessionId = await this.repository.createSession(
       user.id,
@@ -63,7 +70,7 @@ export class SessionsService {
   /** Rotates a refresh token. Reuse of a rotated one revokes every session of its user. */
   async refresh(
     refreshToken: string | undefined,
-    role: (userId: string) => Promise<Role | null>,
+    account: (userId: string) => Promise<{ role: Role | null; blockedAt: Date | null }>,
   ): Promise<IssuedSession> {
     if (!refreshToken || refreshToken.length > 200) {
       throw new AppError('REFRESH_INVALID', 'missing or unknown refresh token');
@@ -71,13 +78,16 @@ export class SessionsService {
     const next = randomToken(32);
     const result = await this.rotate(sha256(refreshToken), sha256(next));
     switch (result.outcome) {
-      case 'rotated':
+      case 'rotated': {
+        // Blocking revokes every session; this catches a sign-in that raced the block.
+        const { role } = refuseBlocked(await account(result.userId));
         return {
           userId: result.userId,
           sessionId: result.sessionId,
           refreshToken: next,
-          accessToken: this.signAccess(result.userId, result.sessionId, await role(result.userId)),
+          accessToken: this.signAccess(result.userId, result.sessionId, role),
         };
+      }
       case 'reused':
         throw new AppError(
           'REFRESH_REUSED',

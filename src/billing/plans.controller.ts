@@ -26,6 +26,13 @@ export class PlansController {
     return (await this.plans.activePlans()).map(toPublicPlanResponse);
   }
 
+  @Get('admin/plans')
+  @UseGuards(StaffGuard)
+  @ApiOkResponse({ type: [AdminPlanResponse], description: 'every plan, active or not' })
+  async listAll(): Promise<AdminPlanResponse[]> {
+    return (await this.plans.allPlans()).map(toPlanResponse);
+  }
+
   @Put('admin/plans/:name')
   @UseGuards(StaffGuard)
   @ApiOkResponse({

@@ -29,10 +29,20 @@ const PLAN = `p.name, p.duration_days AS "durationDays", p.traffic_limit_bytes A
 export class PlansRepository {
   constructor(private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>) {}
 
+  /** The plans on sale, shortest first. */
   activePlans(): Promise<PlanRecord[]> {
+    return this.plans('WHERE p.active');
+  }
+
+  /** Every plan, on sale or not, shortest first: a few dozen at most, so not paged. */
+  allPlans(): Promise<PlanRecord[]> {
+    return this.plans('');
+  }
+
+  private plans(where: string): Promise<PlanRecord[]> {
     return sqlRows<PlanRecord>(
       this.txHost.tx,
-      `SELECT ${PLAN} FROM plans p WHERE p.active ORDER BY p.duration_days, p.name`,
+      `SELECT ${PLAN} FROM plans p ${where} ORDER BY p.duration_days, p.name`,
     );
   }
 

@@ -26,6 +26,10 @@ export class PlansService {
     return this.plans.activePlans();
   }
 
+  allPlans(): Promise<PlanRecord[]> {
+    return this.plans.allPlans();
+  }
+
   /**
    * Creates or replaces the plan and its prices. The audit entry (who, the plan before and after)
    * is written in the same transaction as the change; a PUT that changes nothing writes nothing.

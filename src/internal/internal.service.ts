@@ -178,6 +178,7 @@ export class InternalService {
       userId: claims.userId,
     });
     if (!spent) return { valid: false, reason: 'used' };
+    if (standing?.blocked) return { valid: false, reason: 'blocked' };
     if (!standing?.active) return { valid: false, reason: 'no_subscription' };
     if (isOverLimit(standing.usedBytes, standing.limitBytes))
       return { valid: false, reason: 'traffic_exceeded' };

@@ -117,7 +117,7 @@ export class RoutingController {
   constructor(private readonly routing: RoutingService) {}
 
   /** Answers JSON text built by `RoutingEntryResponse.serialize`: every client, every connect. */
-  @Answers('SUBSCRIPTION_REQUIRED')
+  @Answers('SUBSCRIPTION_REQUIRED', 'ACCOUNT_BLOCKED')
   @Get('routing')
   @Header('Content-Type', 'application/json; charset=utf-8')
   @ApiOkResponse({ type: [RoutingEntryResponse], description: '402 SUBSCRIPTION_REQUIRED' })

@@ -5,6 +5,7 @@ import { AppError } from '../common/errors';
 import { type Settings } from '../config/settings';
 import { SETTINGS } from '../config/settings.module';
 import { AccountsRepository } from '../users/accounts.repository';
+import { refuseBlocked } from '../users/blocked';
 import { NodesRepository, type RoutingNode } from './nodes.repository';
 import { SessionTokens, TokenTargets } from './session-token';
 
@@ -50,6 +51,7 @@ export class RoutingService {
   async routing(caller: AuthUser): Promise<RoutingAnswer> {
     // Authentication read the caller's row a moment ago, in the same request.
     const user = caller.record ? caller.record.user : await this.users.findById(caller.id);
+    if (user) refuseBlocked(user);
     const until = user?.subscriptionExpiresAt ?? null;
     if (until === null || until.getTime() <= Date.now()) {
       throw new AppError('SUBSCRIPTION_REQUIRED', 'an active subscription is required');

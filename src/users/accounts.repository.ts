@@ -226,4 +226,16 @@ export class AccountsRepository {
   async setCanManageNodes(id: string, value: boolean): Promise<void> {
     await this.users.update({ id }, { canManageNodes: value });
   }
+
+  /** Blocks the account from now (`blocked`), or lifts the block; when, or null. */
+  async setBlocked(id: string, blocked: boolean): Promise<Date | null> {
+    const [row] = await sqlRows<{ blockedAt: Date | null }>(
+      this.txHost.tx,
+      `UPDATE users SET blocked_at = CASE WHEN $2 THEN COALESCE(blocked_at, now()) END
+        WHERE id = $1 RETURNING blocked_at AS "blockedAt"`,
+      [id, blocked],
+    );
+    if (!row) throw new NoUserCondition(id);
+    return row.blockedAt;
+  }
 }

@@ -71,6 +71,30 @@ export class SubscriptionsRepository {
     return row ?? null;
   }
 
+  /**
+   * Moves the user's subscription end by `days` (negative: shortens it) from max(now, expiry),
+   * never below now. A running subscription keeps its plan; otherwise it is `planName`, else the
+   * plan it had, else `fallbackPlan`. One UPDATE: concurrent moves each apply once, in turn.
+   */
+  async moveEnd(
+    userId: string,
+    days: number,
+    planName: string | null,
+    fallbackPlan: string,
+  ): Promise<SubscriptionRecord | null> {
+    const [row] = await sqlRows<SubscriptionRecord>(
+      this.txHost.tx,
+      `UPDATE users SET
+         plan_name = CASE WHEN plan_name IS NOT NULL AND subscription_expires_at > now()
+                          THEN plan_name ELSE COALESCE($3, plan_name, $4) END,
+         subscription_expires_at = GREATEST(now(), ${extended('$2')})
+       WHERE id = $1
+       RETURNING plan_name AS "planName", subscription_expires_at AS "expiresAt"`,
+      [userId, days, planName, fallbackPlan],
+    );
+    return row ?? null;
+  }
+
   /** The user's current subscription; null when it has never had one. */
   async subscriptionOf(userId: string): Promise<SubscriptionRecord | null> {
     const [row] = await sqlRows<SubscriptionRecord>(

@@ -11,7 +11,10 @@ export interface TrafficStanding {
   limitBytes: string;
   usedBytes: string;
   subscriptionExpiresAt: Date | null;
+  /** A subscription runs and the account is not blocked. */
   active: boolean;
+  /** Staff blocked the account. */
+  blocked: boolean;
 }
 
 /** What adding traffic did: how many of the users exist, and which are now at or over their limit. */
@@ -31,7 +34,8 @@ export const trafficStandingsSql = (ids: string, fallback: string): string =>
   `SELECT u.id, ${EFFECTIVE_LIMIT_SQL}::text AS "limitBytes",
           u.traffic_used_bytes::text AS "usedBytes",
           u.subscription_expires_at AS "subscriptionExpiresAt",
-          COALESCE(u.subscription_expires_at > now(), false) AS active
+          COALESCE(u.subscription_expires_at > now(), false) AND u.blocked_at IS NULL AS active,
+          u.blocked_at IS NOT NULL AS blocked
      FROM users u LEFT JOIN plans p ON p.name = u.plan_name CROSS JOIN ${defaultLimitSql(fallback)}
     WHERE u.id = ANY(${ids}::uuid[])`;
 
@@ -94,6 +98,16 @@ export class UserTrafficRepository {
       id,
       bytes,
     ]);
+  }
+
+  /** Sets the user's used traffic back to 0; false when there is no such user. */
+  async resetUsed(id: string): Promise<boolean> {
+    const rows = await sqlRows(
+      this.txHost.tx,
+      `UPDATE users SET traffic_used_bytes = 0 WHERE id = $1 RETURNING 1`,
+      [id],
+    );
+    return rows.length > 0;
   }
 
   /** The traffic standing of each of these users that exists (in no particular order). */

@@ -64,6 +64,12 @@ export class UsersService {
     return defaultLimitOf(stored, this.settings.trafficLimitDefaultBytes);
   }
 
+  /** Runs a change of the user (its NO_USER a 404), then answers the user's view as it now is. */
+  async changeThenView(userId: string, change: () => Promise<void>): Promise<UserView> {
+    await this.withNoUser(change);
+    return this.view(userId);
+  }
+
   /** Maps the data layer's NO_USER condition to the contract's 404 NO_USER. */
   async withNoUser<T>(work: () => Promise<T>): Promise<T> {
     try {

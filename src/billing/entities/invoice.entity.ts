@@ -31,6 +31,8 @@ export type InvoiceStatus = (typeof INVOICE_STATUSES)[number];
 @Index('IDX_invoices_pending_expiry', ['expiresAt'], { where: "status = 'pending'" })
 // The staff list, newest first (of one status too: pending ones come from the index above).
 @Index('IDX_invoices_created', ['createdAt', 'id'])
+// The staff figures: paid invoices and money received per day.
+@Index('IDX_invoices_paid', ['paidAt'], { where: "status = 'paid'" })
 export class Invoice {
   /** Made by the service before the provider is asked: Telegram carries it as the payload. */
   @PrimaryColumn({ type: 'uuid' })

@@ -9,7 +9,7 @@ import type { AuthUser } from './auth-user';
 
 /** Global: every route needs a valid, unrevoked session unless it is marked `@Public()`. */
 @Injectable()
-@DocumentedGuard({ schemes: ['cookie', 'bearer'], errors: ['UNAUTHENTICATED'] })
+@DocumentedGuard({ schemes: ['cookie', 'bearer'], errors: ['UNAUTHENTICATED', 'ACCOUNT_BLOCKED'] })
 export class JwtAuthGuard extends AuthGuard('jwt') {
   constructor(private readonly reflector: Reflector) {
     super();

@@ -11,6 +11,7 @@ export const INVALID_REASONS = [
   'used',
   'no_subscription',
   'traffic_exceeded',
+  'blocked',
 ] as const;
 export type InvalidReason = (typeof INVALID_REASONS)[number];
 

@@ -49,6 +49,14 @@ export class UserResponse {
   @ApiProperty({ type: TrafficView })
   traffic: TrafficView;
 
+  @ApiProperty({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    description: 'when staff blocked the account; null while it is not blocked',
+  })
+  blocked_at: string | null;
+
   @ApiProperty({ format: 'date-time' })
   created_at: string;
 }
@@ -83,6 +91,7 @@ export function toUserResponse(user: User, limits: TrafficLimits, now = new Date
       limit_bytes: Number(trafficLimitOf(user, limits, now)),
       used_bytes: Number(user.trafficUsedBytes),
     },
+    blocked_at: user.blockedAt === null ? null : user.blockedAt.toISOString(),
     created_at: user.createdAt.toISOString(),
   };
 }

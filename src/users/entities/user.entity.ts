@@ -91,6 +91,10 @@ export class User {
   @Column({ type: 'timestamptz', nullable: true })
   trialUsedAt: Date | null;
 
+  /** When staff blocked the account; null while it is not blocked. */
+  @Column({ type: 'timestamptz', nullable: true })
+  blockedAt: Date | null;
+
   @CreateDateColumn({ type: 'timestamptz' })
   createdAt: Date;
 }

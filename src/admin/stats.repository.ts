@@ -1,0 +1,91 @@
+import { Injectable } from '@nestjs/common';
+import { TransactionHost } from '@nestjs-cls/transactional';
+import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
+import { sqlRows } from '../database/sql';
+
+/** The business as it stands now. */
+export interface StatsTotals {
+  users: number;
+  activeSubscriptions: number;
+  openTickets: number;
+  pendingWithdrawals: number;
+  nodesOnline: number;
+  nodesTotal: number;
+}
+
+/** One UTC day's figures. */
+export interface StatsDay {
+  /** `YYYY-MM-DD`, UTC. */
+  date: string;
+  signups: number;
+  paidInvoices: number;
+  /** Currency → amount received in its minor units (digits); TON in nanotons. */
+  received: Record<string, string>;
+  /** Raw bytes the nodes carried (up and down, before multipliers), digits. */
+  trafficBytes: string;
+}
+
+/**
+ * The staff figures: reads over several features' tables, each through an index on its time
+ * column (users by creation, paid invoices by payment, node days by day), never a write.
+ */
+@Injectable()
+export class StatsRepository {
+  constructor(private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>) {}
+
+  async totals(): Promise<StatsTotals> {
+    const [row] = await sqlRows<StatsTotals>(
+      this.txHost.tx,
+      `SELECT (SELECT count(*) FROM users)::int AS users,
+              (SELECT count(*) FROM users WHERE subscription_expires_at > now())::int
+                AS "activeSubscriptions",
+              (SELECT count(*) FROM tickets WHERE status = 'open')::int AS "openTickets",
+              (SELECT count(*) FROM withdrawal_requests WHERE status = 'pending')::int
+                AS "pendingWithdrawals",
+              (SELECT count(*) FROM nodes WHERE deleted_at IS NULL AND status = 'online')::int
+                AS "nodesOnline",
+              (SELECT count(*) FROM nodes WHERE deleted_at IS NULL)::int AS "nodesTotal"`,
+    );
+    return row;
+  }
+
+  /**
+   * The last `days` UTC days, today included, oldest first. Money received is what paid invoices
+   * brought, by the day they were paid: in TON (nanotons) for `ton` invoices, in the invoice's
+   * currency otherwise, as the metrics count it.
+   */
+  days(days: number): Promise<StatsDay[]> {
+    return sqlRows<StatsDay>(
+      this.txHost.tx,
+      `WITH span AS (
+         SELECT (now() AT TIME ZONE 'UTC')::date - ($1::int - 1) AS first
+       ), days AS (
+         SELECT (s.first + i)::date AS day FROM span s, generate_series(0, $1::int - 1) AS i
+       ), signups AS (
+         SELECT (u.created_at AT TIME ZONE 'UTC')::date AS day, count(*)::int AS n
+           FROM users u, span s WHERE u.created_at >= s.first::timestamp AT TIME ZONE 'UTC'
+          GROUP BY 1
+       ), paid_by_currency AS (
+         SELECT (i.paid_at AT TIME ZONE 'UTC')::date AS day,
+                CASE WHEN i.provider = 'ton' THEN 'TON' ELSE i.currency END AS currency,
+                count(*) AS n, sum(i.amount) AS amount
+           FROM invoices i, span s
+          WHERE i.status = 'paid' AND i.paid_at >= s.first::timestamp AT TIME ZONE 'UTC'
+          GROUP BY 1, 2
+       ), paid AS (
+         SELECT day, sum(n)::int AS n, jsonb_object_agg(currency, amount::text) AS received
+           FROM paid_by_currency GROUP BY day
+       ), traffic AS (
+         SELECT t.day, sum(t.bytes_up + t.bytes_down) AS bytes
+           FROM node_traffic_days t, span s WHERE t.day >= s.first GROUP BY t.day
+       )
+       SELECT to_char(d.day, 'YYYY-MM-DD') AS date, COALESCE(su.n, 0) AS signups,
+              COALESCE(p.n, 0) AS "paidInvoices", COALESCE(p.received, '{}'::jsonb) AS received,
+              COALESCE(t.bytes, 0)::text AS "trafficBytes"
+         FROM days d LEFT JOIN signups su ON su.day = d.day LEFT JOIN paid p ON p.day = d.day
+         LEFT JOIN traffic t ON t.day = d.day
+        ORDER BY d.day`,
+      [days],
+    );
+  }
+}
