@@ -14,6 +14,7 @@ import { CleanupAndLimits0014 } from './0014-cleanup-and-limits';
 import { UserList0015 } from './0015-user-list';
 import { UsersFillfactor0016 } from './0016-users-fillfactor';
 import { StaffActions0017 } from './0017-staff-actions';
+import { NodeAgent0018 } from './0018-node-agent';
 
 /** Every migration in order; the numbers in the file names are their order. */
 export const MIGRATIONS = [
@@ -33,4 +34,5 @@ export const MIGRATIONS = [
   UserList0015,
   UsersFillfactor0016,
   StaffActions0017,
+  NodeAgent0018,
 ];

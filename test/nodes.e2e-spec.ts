@@ -1,3 +1,4 @@
+import { X509Certificate } from 'node:crypto';
 import { NodesRepository } from '../src/nodes/nodes.repository';
 import { SessionTokens } from '../src/nodes/session-token';
 import { startTestApp, type TestApp } from './harness/app';
@@ -24,7 +25,12 @@ describe('nodes: registry and routing', () => {
   }
 
   it('creates a node with service-made REALITY parameters and never returns a private key', async () => {
-    const body = nodeBody({ name: 'fra-1', tunnel_port: 8443, traffic_multiplier: 2 });
+    const body = nodeBody({
+      name: 'fra-1',
+      tunnel_port: 8443,
+      admission_port: 9443,
+      traffic_multiplier: 2,
+    });
     const response = await t.http().post('/api/v1/admin/nodes').set(owner.bearer).send(body);
     expect(response.status).toBe(201);
     const node = response.body as Record<string, unknown>;
@@ -40,6 +46,7 @@ describe('nodes: registry and routing', () => {
       tunnel_flow: 'xtls-rprx-vision',
       sni_domain: 'www.example.com',
       traffic_multiplier: 2,
+      admission_port: 9443,
       status: 'unknown',
       provision_state: 'new',
       last_error: null,
@@ -48,16 +55,25 @@ describe('nodes: registry and routing', () => {
     });
     expect(node.public_key).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(node.tunnel_short_id).toMatch(/^[0-9a-f]{16}$/);
-    expect(Object.keys(node).join(',')).not.toMatch(/private/);
+    expect(Object.keys(node).join(',')).not.toMatch(/private|secret|key_enc/);
     expect(JSON.stringify(node)).not.toContain('PRIVATE KEY');
 
     const [row] = (await t.dataSource.query(
-      `SELECT ssh_private_key_enc, reality_private_key_enc FROM nodes WHERE id = $1`,
+      `SELECT ssh_private_key_enc, reality_private_key_enc, admission_cert_pem, admission_key_enc,
+              agent_secret_enc, agent_secret_sha256
+         FROM nodes WHERE id = $1`,
       [node.id],
-    )) as { ssh_private_key_enc: string; reality_private_key_enc: string }[];
+    )) as Record<string, string>[];
     expect(row.ssh_private_key_enc).toMatch(/^v1\.[\w-]{8}\./);
     expect(row.ssh_private_key_enc).not.toContain('PRIVATE KEY');
     expect(row.reality_private_key_enc).toMatch(/^v1\./);
+    // The agent's key and the node's secret are sealed too; the certificate is public.
+    expect(row.admission_key_enc).toMatch(/^v1\./);
+    expect(row.agent_secret_enc).toMatch(/^v1\./);
+    expect(row.agent_secret_sha256).toMatch(/^[0-9a-f]{64}$/);
+    const cert = new X509Certificate(row.admission_cert_pem);
+    expect(cert.subjectAltName).toBe('IP Address:127.0.0.1');
+    expect(node.admission_cert_sha256).toBe(cert.fingerprint256.replace(/:/g, '').toLowerCase());
 
     const again = await t
       .http()
@@ -104,6 +120,10 @@ describe('nodes: registry and routing', () => {
     ['a key that is not one', { ssh_private_key: 'hello' }],
     ['a bad fingerprint', { ssh_host_key_sha256: 'MD5:aa' }],
     ['a multiplier of 20', { traffic_multiplier: 20 }],
+    ['an admission port on the tunnel port', { tunnel_port: 8443, admission_port: 8443 }],
+    ['the default admission port on the tunnel port', { tunnel_port: 8443 }],
+    ['the admission port on the default tunnel port', { admission_port: 443 }],
+    ['an admission port out of range', { admission_port: 0 }],
     ['a status', { status: 'online' }],
   ])('refuses a node with %s (400, nothing made)', async (_what, overrides) => {
     const before = await countNodes();
@@ -125,6 +145,10 @@ describe('nodes: registry and routing', () => {
     ['a port out of range', { ssh_port: 65536 }],
     ['a null name', { name: null }],
     ['an unknown field', { nope: 1 }],
+    ['a tunnel port on the admission port', { tunnel_port: 8443 }],
+    ['an admission port on the tunnel port', { admission_port: 443 }],
+    ['both ports the same', { tunnel_port: 7000, admission_port: 7000 }],
+    ['an admission certificate', { admission_cert_sha256: 'a'.repeat(64) }],
   ])('a PATCH with %s is 400 and changes nothing', async (_what, patch) => {
     const node = await createNode(t, owner);
     const response = await t
@@ -144,11 +168,13 @@ describe('nodes: registry and routing', () => {
       .http()
       .patch(`/api/v1/admin/nodes/${node.id}`)
       .set(owner.bearer)
-      .send({ name: 'renamed', tunnel_port: 9443, ssh_private_key: newKey });
+      .send({ name: 'renamed', tunnel_port: 9443, admission_port: 443, ssh_private_key: newKey });
     expect(response.status).toBe(200);
     expect(response.body).toMatchObject({
       name: 'renamed',
       tunnel_port: 9443,
+      admission_port: 443,
+      admission_cert_sha256: node.admission_cert_sha256,
       public_key: node.public_key,
     });
     const audit = (await t.dataSource.query(
@@ -223,7 +249,10 @@ describe('nodes: registry and routing', () => {
       public_key: usable.public_key,
       sni_domain: usable.sni_domain,
       session_token: expect.stringMatching(/^vst2\./) as unknown,
+      admission_url: `https://127.0.0.1:8443/v1/sessions`,
+      admission_cert_sha256: usable.admission_cert_sha256,
     });
+    expect(entry.admission_cert_sha256).toMatch(/^[0-9a-f]{64}$/);
 
     const claims = t.app.get(SessionTokens).verify(entry.session_token as string)!;
     expect(claims).toMatchObject({ userId: user.user.id, nodeId: usable.id });

@@ -78,6 +78,11 @@ export interface Settings {
   /** A provisioning still running after this long is marked failed by the watchdog. */
   readonly nodeProvisionTimeoutS: number;
   readonly nodeWatchdogIntervalS: number;
+  /**
+   * The node agent's bundle that provisioning uploads; null = `agent/dist/agent.js` of this
+   * install (made by `npm run build`).
+   */
+  readonly nodeAgentBundle: string | null;
   readonly sessionTokenTtlS: number;
   readonly reconcileIntervalS: number;
   /**
@@ -219,6 +224,7 @@ export function loadSettings(env: Env = process.env): Settings {
     nodeHealthTimeoutMs: read.int('NODE_HEALTH_TIMEOUT_MS', 3000, 100, 60_000),
     nodeProvisionTimeoutS: read.int('NODE_PROVISION_TIMEOUT_S', 600, 1, 86_400),
     nodeWatchdogIntervalS: read.int('NODE_WATCHDOG_INTERVAL_S', 60, 1, 86_400),
+    nodeAgentBundle: read.optionalString('NODE_AGENT_BUNDLE'),
     sessionTokenTtlS: read.int('SESSION_TOKEN_TTL_S', 300, 1, 86_400),
     reconcileIntervalS: read.int('RECONCILE_INTERVAL_S', 60, 1, 86_400),
     cleanupIntervalS: read.int('CLEANUP_INTERVAL_S', 60, 1, 86_400),

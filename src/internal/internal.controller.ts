@@ -1,6 +1,6 @@
 import { Body, Controller, Get, HttpCode, Post, Query, UseGuards } from '@nestjs/common';
 import { ApiBody, ApiOkResponse, ApiTags } from '@nestjs/swagger';
-import { InternalSecretGuard } from '../common/auth/internal-secret.guard';
+import { AnyNode, InternalSecretGuard } from '../common/auth/internal-secret.guard';
 import { Public } from '../common/public.decorator';
 import {
   LimitsQuery,
@@ -14,7 +14,10 @@ import { InternalService } from './internal.service';
 import { type TrafficReport, TrafficReportPipe } from './traffic-report.pipe';
 import { Answers } from '../common/openapi/answers';
 
-/** The proxy's routes: `X-Internal-Secret` only; a session is no substitute. */
+/**
+ * The node agents' routes: `X-Internal-Secret` only (INTERNAL_SECRET, or a node's own secret for
+ * requests about that node); a session is no substitute.
+ */
 @ApiTags('internal')
 @Public()
 @UseGuards(InternalSecretGuard)
@@ -53,6 +56,7 @@ export class InternalController {
   }
 
   @Get('limits')
+  @AnyNode()
   @ApiOkResponse({ type: [UserLimitResponse] })
   async limits(@Query() query: LimitsQuery): Promise<UserLimitResponse[]> {
     const standings = await this.internal.limits(query.user_ids);

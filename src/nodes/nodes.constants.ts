@@ -11,13 +11,22 @@ export const NODE_AUDIT_ACTIONS = {
   restartFailed: 'node.restart_failed',
 } as const;
 
-/** Where the provisioning files go on a node. */
+/**
+ * Where the service uploads the provisioning files on a node (through stdin, mode 0600 for
+ * everything secret); deploy/node/provision.sh installs them from there and empties the staging.
+ */
 export const NODE_PATHS = {
   dir: '/opt/vpn-node',
   script: '/opt/vpn-node/provision.sh',
   xrayConfig: '/opt/vpn-node/staging/xray-config.json',
-  proxySettings: '/opt/vpn-node/staging/proxy.env',
+  agentSettings: '/opt/vpn-node/staging/agent.env',
+  agentBundle: '/opt/vpn-node/staging/agent.js',
+  tlsCert: '/opt/vpn-node/staging/tls.crt',
+  tlsKey: '/opt/vpn-node/staging/tls.key',
 } as const;
+
+/** The systemd unit of the node agent (installed by deploy/node/provision.sh). */
+export const AGENT_UNIT = 'vpn-node-agent';
 
 /** The systemd unit of the tunnel (installed by deploy/node/provision.sh). */
 export const XRAY_UNIT = 'xray';

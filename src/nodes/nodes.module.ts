@@ -8,6 +8,7 @@ import { HealthService } from './health.service';
 import { NodeShell, SshNodeShell } from './node-shell';
 import { AdminNodesController, RoutingController } from './nodes.controller';
 import { NodeJobs } from './nodes.jobs';
+import { NodeSecretLookup } from './node-secret-lookup';
 import { NodesRepository } from './nodes.repository';
 import { NodesService } from './nodes.service';
 import { ProvisioningService } from './provisioning.service';
@@ -24,6 +25,7 @@ import { SessionTokens } from './session-token';
     ProvisioningService,
     HealthService,
     NodeJobs,
+    NodeSecretLookup,
     { provide: NodeShell, useClass: SshNodeShell },
     {
       provide: SecretBox,
@@ -36,7 +38,7 @@ import { SessionTokens } from './session-token';
       inject: [SETTINGS],
     },
   ],
-  // The proxy's internal routes validate session tokens and read nodes.
-  exports: [SessionTokens, NodesRepository, HealthService, ProvisioningService],
+  // The agents' internal routes validate session tokens, read nodes and know the nodes' secrets.
+  exports: [SessionTokens, NodesRepository, HealthService, ProvisioningService, NodeSecretLookup],
 })
 export class NodesModule {}

@@ -21,6 +21,9 @@ export interface NodeRecord {
   publicKey: string;
   sniDomain: string;
   trafficMultiplier: string;
+  admissionPort: number;
+  /** Null only on a node created before the agent and not provisioned since. */
+  admissionCertSha256: string | null;
   status: NodeStatus;
   provisionState: ProvisionState;
   provisionStartedAt: Date | null;
@@ -38,6 +41,19 @@ export interface ListedNode extends NodeRecord {
 export interface NodeSecrets {
   sshPrivateKeyEnc: string;
   realityPrivateKeyEnc: string;
+  /** The agent's credentials; null on a node created before the agent (see `AgentCredentials`). */
+  admissionCertPem: string | null;
+  admissionKeyEnc: string | null;
+  agentSecretEnc: string | null;
+}
+
+/** The agent's certificate (public), its sealed key, and the node's sealed secret and its hash. */
+export interface AgentCredentials {
+  admissionCertPem: string;
+  admissionCertSha256: string;
+  admissionKeyEnc: string;
+  agentSecretEnc: string;
+  agentSecretSha256: string;
 }
 
 export interface NewNode {
@@ -53,6 +69,8 @@ export interface NewNode {
   realityPrivateKeyEnc: string;
   sniDomain: string;
   trafficMultiplier: string;
+  admissionPort: number;
+  agent: AgentCredentials;
 }
 
 /** Columns a PATCH may change (already sealed where secret). */
@@ -68,6 +86,7 @@ export type NodeChanges = Partial<
     | 'tunnelPort'
     | 'sniDomain'
     | 'trafficMultiplier'
+    | 'admissionPort'
   >
 >;
 
@@ -81,6 +100,7 @@ const CHANGE_COLUMNS: Record<keyof NodeChanges, string> = {
   tunnelPort: 'tunnel_port',
   sniDomain: 'sni_domain',
   trafficMultiplier: 'traffic_multiplier',
+  admissionPort: 'admission_port',
 };
 
 export interface RoutingNode {
@@ -93,6 +113,8 @@ export interface RoutingNode {
   shortId: string;
   publicKey: string;
   sniDomain: string;
+  admissionPort: number;
+  admissionCertSha256: string;
 }
 
 export interface HealthTarget {
@@ -105,7 +127,8 @@ const NODE = `n.id, n.name, n.host, n.ssh_port AS "sshPort", n.ssh_user AS "sshU
   n.ssh_host_key_sha256 AS "sshHostKeySha256", n.tunnel_port AS "tunnelPort",
   n.tunnel_protocol AS "tunnelProtocol", n.tunnel_flow AS "tunnelFlow", n.short_ids AS "shortIds",
   n.public_key AS "publicKey", n.sni_domain AS "sniDomain",
-  n.traffic_multiplier::text AS "trafficMultiplier", n.status,
+  n.traffic_multiplier::text AS "trafficMultiplier", n.admission_port AS "admissionPort",
+  n.admission_cert_sha256 AS "admissionCertSha256", n.status,
   n.provision_state AS "provisionState", n.provision_started_at AS "provisionStartedAt",
   n.last_error AS "lastError", n.last_checked_at AS "lastCheckedAt",
   n.last_report_at AS "lastReportAt", n.created_at AS "createdAt"`;
@@ -128,8 +151,10 @@ export class NodesRepository {
       this.txHost.tx,
       `INSERT INTO nodes AS n (name, host, ssh_port, ssh_user, ssh_private_key_enc,
          ssh_host_key_sha256, tunnel_port, short_ids, public_key, reality_private_key_enc,
-         sni_domain, traffic_multiplier)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING ${NODE}`,
+         sni_domain, traffic_multiplier, admission_port, admission_cert_pem, admission_cert_sha256,
+         admission_key_enc, agent_secret_enc, agent_secret_sha256)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)
+       RETURNING ${NODE}`,
       [
         node.name,
         node.host,
@@ -143,6 +168,12 @@ export class NodesRepository {
         node.realityPrivateKeyEnc,
         node.sniDomain,
         node.trafficMultiplier,
+        node.admissionPort,
+        node.agent.admissionCertPem,
+        node.agent.admissionCertSha256,
+        node.agent.admissionKeyEnc,
+        node.agent.agentSecretEnc,
+        node.agent.agentSecretSha256,
       ],
     );
     return row;
@@ -171,7 +202,9 @@ export class NodesRepository {
     const [row] = await sqlRows<NodeSecrets>(
       this.txHost.tx,
       `SELECT ssh_private_key_enc AS "sshPrivateKeyEnc",
-              reality_private_key_enc AS "realityPrivateKeyEnc"
+              reality_private_key_enc AS "realityPrivateKeyEnc",
+              admission_cert_pem AS "admissionCertPem", admission_key_enc AS "admissionKeyEnc",
+              agent_secret_enc AS "agentSecretEnc"
          FROM nodes WHERE id = $1 AND deleted_at IS NULL`,
       [id],
     );
@@ -261,6 +294,40 @@ export class NodesRepository {
     return rows.length > 0;
   }
 
+  /**
+   * Gives a node made before the agent its credentials; a node that has them keeps them. True
+   * when these were stored.
+   */
+  async addAgentCredentials(id: string, agent: AgentCredentials): Promise<boolean> {
+    const rows = await sqlRows(
+      this.txHost.tx,
+      `UPDATE nodes SET admission_cert_pem = $2, admission_cert_sha256 = $3,
+              admission_key_enc = $4, agent_secret_enc = $5, agent_secret_sha256 = $6
+        WHERE id = $1 AND deleted_at IS NULL AND agent_secret_sha256 IS NULL
+        RETURNING id`,
+      [
+        id,
+        agent.admissionCertPem,
+        agent.admissionCertSha256,
+        agent.admissionKeyEnc,
+        agent.agentSecretEnc,
+        agent.agentSecretSha256,
+      ],
+    );
+    return rows.length > 0;
+  }
+
+  /** The live node whose secret has this SHA-256 (hex), outside any transaction. */
+  async nodeBySecretHash(hash: string): Promise<string | null> {
+    const [row] = await preparedRows<{ id: string }>(
+      this.dataSource,
+      'node_by_secret',
+      `SELECT id FROM nodes WHERE agent_secret_sha256 = $1 AND deleted_at IS NULL`,
+      [hash],
+    );
+    return row?.id ?? null;
+  }
+
   /** Records the first host key seen; a key pinned meanwhile is kept. */
   async pinHostKey(id: string, fingerprint: string): Promise<void> {
     await this.txHost.tx.query(
@@ -304,7 +371,8 @@ export class NodesRepository {
   }
 
   /**
-   * The nodes a client may use (online and provisioned), in name order, outside any transaction.
+   * The nodes a client may use (online, provisioned, with an agent to admit it), in name order,
+   * outside any transaction.
    * Concurrent routing requests share one read (see `RoutingService`).
    */
   routingNodes(): Promise<RoutingNode[]> {
@@ -314,9 +382,11 @@ export class NodesRepository {
       'routing_nodes',
       `SELECT id, name, host, tunnel_port AS "tunnelPort", tunnel_protocol AS "tunnelProtocol",
               tunnel_flow AS "tunnelFlow", short_ids[1] AS "shortId", public_key AS "publicKey",
-              sni_domain AS "sniDomain"
+              sni_domain AS "sniDomain", admission_port AS "admissionPort",
+              admission_cert_sha256 AS "admissionCertSha256"
          FROM nodes
         WHERE deleted_at IS NULL AND status = 'online' AND provision_state = 'ready'
+          AND admission_cert_sha256 IS NOT NULL
         ORDER BY name, id`,
       [],
     );

@@ -1,13 +1,36 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Transactional } from '@nestjs-cls/transactional';
 import { AuditService } from '../audit/audit.service';
-import { AppError } from '../common/errors';
+import { AppError, validationFailed } from '../common/errors';
 import { keysetPage, type Page, type PageQuery, pagePosition } from '../common/pagination';
 import { SecretBox } from '../common/secret-box';
 import type { CreateNodeRequest, UpdateNodeRequest } from './dto/node.dto';
 import { NODE_AUDIT_ACTIONS } from './nodes.constants';
-import { type NodeChanges, type NodeRecord, NodesRepository } from './nodes.repository';
+import {
+  type AgentCredentials,
+  type NodeChanges,
+  type NodeRecord,
+  NodesRepository,
+} from './nodes.repository';
+import {
+  generateAdmissionCertificate,
+  generateNodeSecret,
+  nodeSecretHash,
+} from './node-credentials';
+import { NodeSecretLookup } from './node-secret-lookup';
 import { generateRealityKeys, generateShortIds } from './reality';
+
+export const DEFAULT_TUNNEL_PORT = 443;
+export const DEFAULT_ADMISSION_PORT = 8443;
+
+/** The agent listens beside the tunnel on the same host: the two ports must differ. */
+function checkPorts(tunnelPort: number, admissionPort: number): void {
+  if (tunnelPort === admissionPort) {
+    throw validationFailed([
+      { field: 'admission_port', message: `must differ from tunnel_port (${tunnelPort})` },
+    ]);
+  }
+}
 
 /** What the audit log keeps of a node: its settings, never a key. */
 function auditView(node: NodeRecord): Record<string, unknown> {
@@ -18,6 +41,7 @@ function auditView(node: NodeRecord): Record<string, unknown> {
     ssh_user: node.sshUser,
     ssh_host_key_sha256: node.sshHostKeySha256,
     tunnel_port: node.tunnelPort,
+    admission_port: node.admissionPort,
     sni_domain: node.sniDomain,
     traffic_multiplier: Number(node.trafficMultiplier),
   };
@@ -30,20 +54,40 @@ export class NodesService {
     private readonly nodes: NodesRepository,
     private readonly audit: AuditService,
     @Inject(SecretBox) private readonly box: SecretBox,
+    private readonly secrets: NodeSecretLookup,
   ) {}
 
-  /** Makes the node's REALITY keys and short ids; seals both private keys before storing. */
-  @Transactional()
+  /**
+   * Makes the node's REALITY keys and short ids, the agent's TLS key and certificate and the
+   * node's own secret; seals every private part before storing.
+   */
   async create(actorId: string, request: CreateNodeRequest): Promise<NodeRecord> {
+    const tunnelPort = request.tunnel_port ?? DEFAULT_TUNNEL_PORT;
+    const admissionPort = request.admission_port ?? DEFAULT_ADMISSION_PORT;
+    checkPorts(tunnelPort, admissionPort);
+    const host = request.host.toLowerCase();
+    // Made before the transaction: key generation need not hold a connection.
+    const agent = await this.agentCredentials(host);
+    return this.insert(actorId, request, { host, tunnelPort, admissionPort, agent });
+  }
+
+  @Transactional()
+  private async insert(
+    actorId: string,
+    request: CreateNodeRequest,
+    made: { host: string; tunnelPort: number; admissionPort: number; agent: AgentCredentials },
+  ): Promise<NodeRecord> {
     const keys = generateRealityKeys();
     const node = await this.nodes.insert({
       name: request.name,
-      host: request.host.toLowerCase(),
+      host: made.host,
       sshPort: request.ssh_port ?? 22,
       sshUser: request.ssh_user ?? 'root',
       sshPrivateKeyEnc: this.box.seal(request.ssh_private_key),
       sshHostKeySha256: request.ssh_host_key_sha256 ?? null,
-      tunnelPort: request.tunnel_port ?? 443,
+      tunnelPort: made.tunnelPort,
+      admissionPort: made.admissionPort,
+      agent: made.agent,
       shortIds: generateShortIds(),
       publicKey: keys.publicKey,
       realityPrivateKeyEnc: this.box.seal(keys.privateKey),
@@ -69,6 +113,10 @@ export class NodesService {
   async update(actorId: string, id: string, request: UpdateNodeRequest): Promise<NodeRecord> {
     const before = await this.nodes.lock(id);
     if (!before) throw new AppError('NOT_FOUND', 'node not found');
+    checkPorts(
+      request.tunnel_port ?? before.tunnelPort,
+      request.admission_port ?? before.admissionPort,
+    );
     const changes: NodeChanges = {
       name: request.name,
       host: request.host?.toLowerCase(),
@@ -78,6 +126,7 @@ export class NodesService {
         request.ssh_private_key === undefined ? undefined : this.box.seal(request.ssh_private_key),
       sshHostKeySha256: request.ssh_host_key_sha256,
       tunnelPort: request.tunnel_port,
+      admissionPort: request.admission_port,
       sniDomain: request.sni_domain?.toLowerCase(),
       trafficMultiplier:
         request.traffic_multiplier === undefined ? undefined : String(request.traffic_multiplier),
@@ -89,14 +138,44 @@ export class NodesService {
     return after;
   }
 
-  /** Out of routing and health checks at once; its counted traffic stays. */
-  @Transactional()
+  /**
+   * Out of routing and health checks at once, and its secret refused (at once here, within
+   * NODE_SECRET_CACHE_MS on other instances); its counted traffic stays.
+   */
   async delete(actorId: string, id: string): Promise<void> {
+    await this.softDelete(actorId, id);
+    this.secrets.forgetNode(id);
+  }
+
+  @Transactional()
+  private async softDelete(actorId: string, id: string): Promise<void> {
     const before = await this.nodes.lock(id);
     if (!before || !(await this.nodes.softDelete(id))) {
       throw new AppError('NOT_FOUND', 'node not found');
     }
     await this.record(actorId, NODE_AUDIT_ACTIONS.deleted, id, auditView(before), null);
+  }
+
+  /**
+   * Gives a node made before the agent its certificate and secret (provisioning calls this);
+   * a node that has them keeps them.
+   */
+  async ensureAgentCredentials(node: NodeRecord): Promise<void> {
+    if (node.admissionCertSha256 !== null) return;
+    await this.nodes.addAgentCredentials(node.id, await this.agentCredentials(node.host));
+  }
+
+  /** A fresh certificate for the tunnel host and a fresh node secret, private parts sealed. */
+  private async agentCredentials(tunnelHost: string): Promise<AgentCredentials> {
+    const cert = await generateAdmissionCertificate(tunnelHost);
+    const secret = generateNodeSecret();
+    return {
+      admissionCertPem: cert.certPem,
+      admissionCertSha256: cert.certSha256,
+      admissionKeyEnc: this.box.seal(cert.keyPem),
+      agentSecretEnc: this.box.seal(secret),
+      agentSecretSha256: nodeSecretHash(secret),
+    };
   }
 
   /** An audit entry in the current transaction (or on its own when there is none). */

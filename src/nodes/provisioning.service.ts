@@ -7,7 +7,7 @@ import { SecretBox } from '../common/secret-box';
 import { type Settings } from '../config/settings';
 import { SETTINGS } from '../config/settings.module';
 import { LAST_ERROR_MAX, NODE_AUDIT_ACTIONS, NODE_PATHS, XRAY_UNIT } from './nodes.constants';
-import { type NodeRecord, NodesRepository } from './nodes.repository';
+import { type NodeRecord, type NodeSecrets, NodesRepository } from './nodes.repository';
 import { NodesService } from './nodes.service';
 import {
   CommandFailedError,
@@ -16,16 +16,25 @@ import {
   type ShellSession,
   shellQuote,
 } from './node-shell';
-import { proxySettings, xrayConfig } from './reality';
+import { agentSettings, coreConfig } from './reality';
 
-/** The provisioning script kept in the repository (deploy/node/), beside src/ or dist/. */
-function readProvisionScript(): string {
+/** A file of this install (the repository root, seen from src/ or dist/), or undefined. */
+function installFile(...parts: string[]): string | undefined {
   for (const up of ['../..', '../../..']) {
-    const path = join(__dirname, up, 'deploy', 'node', 'provision.sh');
-    if (existsSync(path)) return readFileSync(path, 'utf8');
+    const path = join(__dirname, up, ...parts);
+    if (existsSync(path)) return path;
   }
-  throw new Error('deploy/node/provision.sh not found');
+  return undefined;
 }
+
+/** The provisioning script kept in the repository (deploy/node/). */
+function readProvisionScript(): string {
+  const path = installFile('deploy', 'node', 'provision.sh');
+  if (path === undefined) throw new Error('deploy/node/provision.sh not found');
+  return readFileSync(path, 'utf8');
+}
+
+const AGENT_BUNDLE = 'agent/dist/agent.js';
 
 /**
  * Provisioning and forced restarts over SSH. The request only moves the node's row (one
@@ -106,25 +115,38 @@ export class ProvisioningService implements OnModuleDestroy {
     this.running.add(promise);
   }
 
+  /**
+   * Uploads the script, the core's config, the agent (bundle, settings, TLS certificate and key)
+   * and runs the script. A node made before the agent gets its certificate and secret first.
+   */
   private async runProvision(id: string, startedAt: Date): Promise<void> {
     let error: string | null = null;
     const opened: string[] = [];
     try {
-      await this.withSession(id, opened, async (session, node, realityPrivateKey) => {
+      const agent = this.readAgentBundle();
+      const before = await this.nodes.get(id);
+      if (before) await this.registry.ensureAgentCredentials(before);
+      await this.withSession(id, opened, async (session, node, secrets) => {
+        const realityPrivateKey = this.open(secrets.realityPrivateKeyEnc, opened);
+        const tlsKey = this.open(secrets.admissionKeyEnc!, opened);
+        const nodeSecret = this.open(secrets.agentSecretEnc!, opened);
         await session.upload(NODE_PATHS.script, this.script, '700');
-        const config = xrayConfig({ ...node, realityPrivateKey });
+        const config = coreConfig({ ...node, realityPrivateKey }, { core: 'xray' });
         await session.upload(NODE_PATHS.xrayConfig, JSON.stringify(config, null, 2), '600');
         await session.upload(
-          NODE_PATHS.proxySettings,
-          proxySettings({
+          NODE_PATHS.agentSettings,
+          agentSettings({
             nodeId: node.id,
             publicApiUrl: this.settings.publicApiUrl,
-            internalSecret: this.settings.internalSecret,
-            tunnelFlow: node.tunnelFlow,
+            nodeSecret,
+            admissionPort: node.admissionPort,
           }),
           '600',
         );
-        const command = `${sudo(node)}bash ${shellQuote(NODE_PATHS.script)} ${node.tunnelPort}`;
+        await session.upload(NODE_PATHS.agentBundle, agent, '600');
+        await session.upload(NODE_PATHS.tlsCert, secrets.admissionCertPem!, '600');
+        await session.upload(NODE_PATHS.tlsKey, tlsKey, '600');
+        const command = `${sudo(node)}bash ${shellQuote(NODE_PATHS.script)} ${node.tunnelPort} ${node.admissionPort}`;
         const result = await session.run(command);
         if (result.code !== 0) throw new CommandFailedError('provision.sh', result);
       });
@@ -169,18 +191,37 @@ export class ProvisioningService implements OnModuleDestroy {
     await this.registry.record(null, action, id, null, error === null ? null : { error });
   }
 
+  /**
+   * The agent bundle to upload: NODE_AGENT_BUNDLE, else `agent/dist/agent.js` of this install.
+   * Read at each provisioning, so a rebuilt agent goes out without restarting the service.
+   */
+  private readAgentBundle(): string {
+    const path = this.settings.nodeAgentBundle ?? installFile(...AGENT_BUNDLE.split('/'));
+    if (path === undefined || !existsSync(path)) {
+      throw new Error(
+        `the node agent bundle ${path ?? AGENT_BUNDLE} is missing: run npm run build (or set NODE_AGENT_BUNDLE)`,
+      );
+    }
+    return readFileSync(path, 'utf8');
+  }
+
+  /** Opens a sealed value, remembering it so that no error text can carry it. */
+  private open(sealed: string, opened: string[]): string {
+    const plain = this.box.open(sealed);
+    opened.push(plain);
+    return plain;
+  }
+
   /** Connects with the node's user and key, checking (or recording) the host key first. */
   private async withSession(
     id: string,
     opened: string[],
-    work: (session: ShellSession, node: NodeRecord, realityPrivateKey: string) => Promise<void>,
+    work: (session: ShellSession, node: NodeRecord, secrets: NodeSecrets) => Promise<void>,
   ): Promise<void> {
     const node = await this.nodes.get(id);
     const secrets = await this.nodes.secrets(id);
     if (!node || !secrets) throw new Error('the node was deleted');
-    const privateKey = this.box.open(secrets.sshPrivateKeyEnc);
-    const realityPrivateKey = this.box.open(secrets.realityPrivateKeyEnc);
-    opened.push(privateKey, realityPrivateKey);
+    const privateKey = this.open(secrets.sshPrivateKeyEnc, opened);
     const session = await this.shell.connect({
       host: node.host,
       port: node.sshPort,
@@ -190,7 +231,7 @@ export class ProvisioningService implements OnModuleDestroy {
     });
     try {
       if (node.sshHostKeySha256 === null) await this.nodes.pinHostKey(id, session.hostKeySha256);
-      await work(session, node, realityPrivateKey);
+      await work(session, node, secrets);
     } finally {
       session.close();
     }

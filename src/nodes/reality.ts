@@ -1,4 +1,5 @@
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { isIP } from 'node:net';
 
 export interface RealityKeys {
   /** base64url of the raw 32-byte x25519 keys, as `xray x25519` prints them. */
@@ -20,83 +21,195 @@ export function generateShortIds(count = 2): string[] {
   return Array.from({ length: count }, () => randomBytes(8).toString('hex'));
 }
 
-export interface XrayNode {
+/** Which tunnel core a config is for: Xray on nodes; Debian's V2Ray 4.x (no REALITY) in tests. */
+export type CoreKind = 'xray' | 'v2ray';
+
+export interface CoreNode {
+  /** The tunnel host (a name or a literal address): the node's own address, blocked. */
+  host: string;
   tunnelPort: number;
+  /** REALITY (Xray only). */
   sniDomain: string;
   shortIds: string[];
   realityPrivateKey: string;
 }
 
-/** Where the proxy component asks Xray to add and remove users (loopback only). */
-export const XRAY_API_PORT = 10085;
+export interface CoreOptions {
+  core: CoreKind;
+  /** Address of the tunnel inbound (default all interfaces). */
+  listen?: string;
+  /** Xray: the unix socket its API listens on (default XRAY_API_SOCKET). */
+  apiSocket?: string;
+  /** V2Ray (no unix-socket API): the loopback TCP port of its API (default V2RAY_API_PORT). */
+  apiPort?: number;
+}
+
+/** Where Xray's API listens on a node: a unix socket in its runtime directory (systemd's). */
+export const XRAY_API_SOCKET = '/run/xray/api.sock';
+/** The API port of a V2Ray core (loopback only; also sent to `block` from the tunnel). */
+export const V2RAY_API_PORT = 10085;
+/** The tag of the VLESS inbound the agent adds users to (its CORE_INBOUND_TAG). */
+export const TUNNEL_INBOUND_TAG = 'vless-in';
+export const API_TAG = 'api';
+export const BLOCK_TAG = 'block';
 
 /**
- * The Xray configuration written to a node: one VLESS inbound with REALITY on the tunnel port,
- * camouflaged as the node's SNI. Users are not listed here: the node's proxy component adds each
- * one through Xray's API (`api` inbound, loopback) once the service has validated its session
- * token, with the flow named in the proxy settings (`proxySettings`).
+ * Destinations a subscriber must never reach through the tunnel: the ranges of `geoip:private`
+ * (this host, private networks, carrier-grade NAT, loopback, link-local, benchmarking, multicast
+ * and reserved), written out so that the rule needs no geoip.dat and reads the same on both cores.
  */
-export function xrayConfig(node: XrayNode): Record<string, unknown> {
+export const BLOCKED_NETWORKS: readonly string[] = [
+  '0.0.0.0/8',
+  '10.0.0.0/8',
+  '100.64.0.0/10',
+  '127.0.0.0/8',
+  '169.254.0.0/16',
+  '172.16.0.0/12',
+  '192.0.0.0/24',
+  '192.0.2.0/24',
+  '192.168.0.0/16',
+  '198.18.0.0/15',
+  '198.51.100.0/24',
+  '203.0.113.0/24',
+  '224.0.0.0/4',
+  '240.0.0.0/4',
+  '::/127',
+  'fc00::/7',
+  'fe80::/10',
+  'ff00::/8',
+];
+
+export interface RoutingRule {
+  type: 'field';
+  outboundTag: string;
+  inboundTag?: string[];
+  ip?: string[];
+  domain?: string[];
+  port?: string;
+}
+
+/**
+ * The rules that send to `block` what a subscriber must not reach: private, loopback and
+ * link-local networks (plus `geoip:private` on Xray, which ships geoip.dat), the node's own
+ * address, and the core's API port when it has one. Domains are resolved before these are
+ * matched (`IPIfNonMatch` in `coreConfig`), so a name pointing inward is blocked too.
+ */
+export function blockRules(node: Pick<CoreNode, 'host'>, options: CoreOptions): RoutingRule[] {
+  const family = isIP(node.host);
+  const ips = [...(options.core === 'xray' ? ['geoip:private'] : []), ...BLOCKED_NETWORKS];
+  if (family !== 0) ips.push(`${node.host}/${family === 4 ? 32 : 128}`);
+  const rules: RoutingRule[] = [{ type: 'field', ip: ips, outboundTag: BLOCK_TAG }];
+  if (family === 0)
+    rules.push({ type: 'field', domain: [`full:${node.host}`], outboundTag: BLOCK_TAG });
+  if (options.core === 'v2ray') {
+    rules.push({
+      type: 'field',
+      port: String(options.apiPort ?? V2RAY_API_PORT),
+      outboundTag: BLOCK_TAG,
+    });
+  }
+  return rules;
+}
+
+/**
+ * The core's configuration on a node: one VLESS inbound on the tunnel port (with REALITY,
+ * camouflaged as the node's SNI, on Xray; plain TCP on V2Ray, which has no REALITY), the API with
+ * per-user counters (a unix socket on Xray, loopback on V2Ray), and routing that sends the API
+ * inbound to the API and everything in `blockRules` to a blackhole. Users are not listed: the
+ * node agent adds each one through the API once the service has validated its session token.
+ * A pure function: the agent's end-to-end test derives its V2Ray config from it.
+ */
+export function coreConfig(node: CoreNode, options: CoreOptions): Record<string, unknown> {
+  const xray = options.core === 'xray';
+  const apiInbound = xray
+    ? { listen: options.apiSocket ?? XRAY_API_SOCKET }
+    : { listen: '127.0.0.1', port: options.apiPort ?? V2RAY_API_PORT };
   return {
     log: { loglevel: 'warning' },
-    api: { tag: 'api', services: ['HandlerService', 'StatsService'] },
+    api: { tag: API_TAG, services: ['HandlerService', 'StatsService'] },
     stats: {},
     policy: { levels: { '0': { statsUserUplink: true, statsUserDownlink: true } } },
     inbounds: [
       {
-        tag: 'vless-reality',
-        listen: '0.0.0.0',
+        tag: TUNNEL_INBOUND_TAG,
+        listen: options.listen ?? '0.0.0.0',
         port: node.tunnelPort,
         protocol: 'vless',
         settings: { clients: [], decryption: 'none' },
-        streamSettings: {
-          network: 'tcp',
-          security: 'reality',
-          realitySettings: {
-            show: false,
-            dest: `${node.sniDomain}:443`,
-            xver: 0,
-            serverNames: [node.sniDomain],
-            privateKey: node.realityPrivateKey,
-            shortIds: node.shortIds,
-          },
-        },
-        sniffing: { enabled: true, destOverride: ['http', 'tls', 'quic'] },
+        streamSettings: xray
+          ? {
+              network: 'tcp',
+              security: 'reality',
+              realitySettings: {
+                show: false,
+                dest: `${node.sniDomain}:443`,
+                xver: 0,
+                serverNames: [node.sniDomain],
+                privateKey: node.realityPrivateKey,
+                shortIds: node.shortIds,
+              },
+            }
+          : { network: 'tcp', security: 'none' },
+        sniffing: { enabled: true, destOverride: xray ? ['http', 'tls', 'quic'] : ['http', 'tls'] },
       },
       {
-        tag: 'api',
-        listen: '127.0.0.1',
-        port: XRAY_API_PORT,
+        tag: API_TAG,
+        ...apiInbound,
         protocol: 'dokodemo-door',
         settings: { address: '127.0.0.1' },
       },
     ],
     outbounds: [
-      { tag: 'direct', protocol: 'freedom' },
-      { tag: 'block', protocol: 'blackhole' },
+      // UseIP: the core resolves names itself (cached), so it connects where routing looked.
+      { tag: 'direct', protocol: 'freedom', settings: { domainStrategy: 'UseIP' } },
+      { tag: BLOCK_TAG, protocol: 'blackhole' },
     ],
-    routing: { rules: [{ type: 'field', inboundTag: ['api'], outboundTag: 'api' }] },
+    routing: {
+      domainStrategy: 'IPIfNonMatch',
+      rules: [
+        { type: 'field', inboundTag: [API_TAG], outboundTag: API_TAG },
+        ...blockRules(node, options),
+      ],
+    },
   };
 }
 
-export interface ProxyTarget {
+/** Where the agent's files live on a node (deploy/node/provision.sh installs them there). */
+export const AGENT_FILES = {
+  tlsCert: '/etc/vpn-node-agent/tls.crt',
+  tlsKey: '/etc/vpn-node-agent/tls.key',
+  journalDir: '/var/lib/vpn-node-agent',
+} as const;
+
+export interface AgentTarget {
   nodeId: string;
   publicApiUrl: string;
-  internalSecret: string;
-  tunnelFlow: string;
+  /** The node's own secret (never INTERNAL_SECRET): it speaks only for this node. */
+  nodeSecret: string;
+  admissionPort: number;
 }
 
 /**
- * The environment file of the node's proxy component: where and how it calls `/internal/*`, and
- * the flow it gives each user it adds to Xray. Holds the internal secret: written with mode 0600.
+ * The node agent's environment file (the contract's agent settings). Holds the node's secret:
+ * uploaded through stdin with mode 0600.
  */
-export function proxySettings(target: ProxyTarget): string {
+export function agentSettings(target: AgentTarget): string {
   return [
     `VPN_API_URL=${target.publicApiUrl}/api/v1`,
     `VPN_NODE_ID=${target.nodeId}`,
-    `VPN_INTERNAL_SECRET=${target.internalSecret}`,
-    `VPN_FLOW=${target.tunnelFlow}`,
-    `XRAY_API=127.0.0.1:${XRAY_API_PORT}`,
+    `VPN_NODE_SECRET=${target.nodeSecret}`,
+    `CORE_API=${XRAY_API_SOCKET}`,
+    'CORE_API_PREFIX=xray',
+    `CORE_INBOUND_TAG=${TUNNEL_INBOUND_TAG}`,
+    'ADMISSION_HOST=0.0.0.0',
+    `ADMISSION_PORT=${target.admissionPort}`,
+    `TLS_CERT=${AGENT_FILES.tlsCert}`,
+    `TLS_KEY=${AGENT_FILES.tlsKey}`,
+    `JOURNAL_DIR=${AGENT_FILES.journalDir}`,
+    'REPORT_INTERVAL_S=60',
+    'LIMITS_INTERVAL_S=60',
+    'SESSION_IDLE_S=1800',
+    'MAX_SESSIONS_PER_USER=5',
     '',
   ].join('\n');
 }

@@ -146,6 +146,17 @@ export class CreateNodeRequest {
   @RULES.port()
   tunnel_port?: number;
 
+  @ApiPropertyOptional({
+    minimum: 1,
+    maximum: 65535,
+    default: 8443,
+    description:
+      "the agent's HTTPS admission port on the tunnel host; must differ from tunnel_port",
+  })
+  @IsOptional()
+  @RULES.port()
+  admission_port?: number;
+
   @ApiProperty({ description: 'the REALITY camouflage domain (serverNames, dest = <sni>:443)' })
   @RULES.sni()
   sni_domain: string;
@@ -192,6 +203,11 @@ export class UpdateNodeRequest {
   @WhenSent()
   @RULES.port()
   tunnel_port?: number;
+
+  @ApiPropertyOptional({ minimum: 1, maximum: 65535, description: 'must differ from tunnel_port' })
+  @WhenSent()
+  @RULES.port()
+  admission_port?: number;
 
   @ApiPropertyOptional()
   @WhenSent()

@@ -12,6 +12,8 @@ describe('the routing answer', () => {
     shortId: 'a1b2c3d4',
     publicKey: 'bG9uZy1wdWJsaWMta2V5LWluLWJhc2U2NHVybC1mb3JtYXQ',
     sniDomain: 'www.example.com',
+    admissionPort: 8443 + n,
+    admissionCertSha256: String(n).repeat(64),
   });
 
   it('is the JSON of every entry, names needing escapes included, whoever asks', () => {

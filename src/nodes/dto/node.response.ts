@@ -1,3 +1,4 @@
+import { isIPv6 } from 'node:net';
 import { ApiProperty } from '@nestjs/swagger';
 import {
   NODE_STATUSES,
@@ -8,6 +9,17 @@ import {
 import type { NodeRecord, RoutingNode } from '../nodes.repository';
 
 const iso = (value: Date | null): string | null => (value === null ? null : value.toISOString());
+
+/** Where the node's agent admits clients: `https://<tunnel_host>:<admission_port>/v1/sessions`. */
+export function admissionUrl(tunnelHost: string, admissionPort: number): string {
+  const host = isIPv6(tunnelHost) ? `[${tunnelHost}]` : tunnelHost;
+  return `https://${host}:${admissionPort}/v1/sessions`;
+}
+
+const CERT_SHA256 = {
+  description: "hex SHA-256 of the DER of the agent's certificate, lower case: clients pin it",
+  pattern: '^[0-9a-f]{64}$',
+};
 
 /** A node as staff see it; its private keys are never part of it. */
 export class NodeResponse {
@@ -25,6 +37,14 @@ export class NodeResponse {
   @ApiProperty({ description: 'REALITY x25519 public key, base64url' }) public_key: string;
   @ApiProperty() sni_domain: string;
   @ApiProperty({ minimum: 0.1, maximum: 10 }) traffic_multiplier: number;
+  @ApiProperty({ minimum: 1, maximum: 65535 }) admission_port: number;
+  @ApiProperty({
+    ...CERT_SHA256,
+    type: String,
+    nullable: true,
+    description: `${CERT_SHA256.description}; null on a node made before the agent until it is provisioned`,
+  })
+  admission_cert_sha256: string | null;
   @ApiProperty({ enum: NODE_STATUSES }) status: NodeStatus;
   @ApiProperty({ enum: PROVISION_STATES }) provision_state: ProvisionState;
   @ApiProperty({ type: String, nullable: true }) last_error: string | null;
@@ -50,6 +70,8 @@ export class NodeResponse {
       public_key: node.publicKey,
       sni_domain: node.sniDomain,
       traffic_multiplier: Number(node.trafficMultiplier),
+      admission_port: node.admissionPort,
+      admission_cert_sha256: node.admissionCertSha256,
       status: node.status,
       provision_state: node.provisionState,
       last_error: node.lastError,
@@ -71,10 +93,12 @@ export class NodeWorkAcceptedResponse {
 }
 
 /**
- * Each node's entry serialized up to its token's value (`…,"session_token":"`), once per node list:
- * concurrent routing requests share one list (see `RoutingService`), and only the tokens differ.
+ * Each node's entry serialized around its token's value (up to `…,"session_token":"` and from the
+ * closing quote on), once per node list: concurrent routing requests share one list (see
+ * `RoutingService`), and only the tokens differ.
  */
-const entryHeads = new WeakMap<readonly RoutingNode[], string[]>();
+const entryParts = new WeakMap<readonly RoutingNode[], { heads: string[]; tails: string[] }>();
+const TOKEN_FIELD = '"session_token":"';
 
 export class RoutingEntryResponse {
   @ApiProperty({ format: 'uuid' }) node_id: string;
@@ -88,6 +112,13 @@ export class RoutingEntryResponse {
   @ApiProperty() sni_domain: string;
   @ApiProperty({ description: 'one-time token for this node, valid SESSION_TOKEN_TTL_S' })
   session_token: string;
+  @ApiProperty({
+    example: 'https://node-1.example.com:8443/v1/sessions',
+    description:
+      "the node agent's admission URL: POST {session_token} there, over TLS pinned by admission_cert_sha256",
+  })
+  admission_url: string;
+  @ApiProperty(CERT_SHA256) admission_cert_sha256: string;
 
   static from(node: RoutingNode, sessionToken: string): RoutingEntryResponse {
     return {
@@ -101,6 +132,8 @@ export class RoutingEntryResponse {
       public_key: node.publicKey,
       sni_domain: node.sniDomain,
       session_token: sessionToken,
+      admission_url: admissionUrl(node.host, node.admissionPort),
+      admission_cert_sha256: node.admissionCertSha256,
     };
   }
 
@@ -110,15 +143,22 @@ export class RoutingEntryResponse {
    * they are (base64url, UUIDs, digits and dots; see `SessionTokens`).
    */
   static serialize(nodes: readonly RoutingNode[], sessionTokens: readonly string[]): string {
-    let heads = entryHeads.get(nodes);
-    if (!heads) {
-      // `"session_token":""}` is last: cut its closing quote and brace.
-      heads = nodes.map((node) => JSON.stringify(RoutingEntryResponse.from(node, '')).slice(0, -2));
-      entryHeads.set(nodes, heads);
+    let parts = entryParts.get(nodes);
+    if (!parts) {
+      parts = { heads: [], tails: [] };
+      for (const node of nodes) {
+        // The token field is the only one with an empty value: split there.
+        const json = JSON.stringify(RoutingEntryResponse.from(node, ''));
+        const at = json.indexOf(`${TOKEN_FIELD}"`) + TOKEN_FIELD.length;
+        parts.heads.push(json.slice(0, at));
+        parts.tails.push(json.slice(at));
+      }
+      entryParts.set(nodes, parts);
     }
+    const { heads, tails } = parts;
     let text = '[';
     for (let i = 0; i < heads.length; i++) {
-      text += `${i === 0 ? '' : ','}${heads[i]}${sessionTokens[i]}"}`;
+      text += `${i === 0 ? '' : ','}${heads[i]}${sessionTokens[i]}${tails[i]}`;
     }
     return `${text}]`;
   }
