@@ -1617,6 +1617,9 @@ export interface components {
             public_key: string;
             sni_domain: string;
             traffic_multiplier: number;
+            admission_port: number;
+            /** @description hex SHA-256 of the DER of the agent's certificate, lower case: clients pin it; null on a node made before the agent until it is provisioned */
+            admission_cert_sha256: string | null;
             /** @enum {string} */
             status: "online" | "offline" | "unknown";
             /** @enum {string} */
@@ -1647,6 +1650,11 @@ export interface components {
             ssh_host_key_sha256?: string | null;
             /** @default 443 */
             tunnel_port: number;
+            /**
+             * @description the agent's HTTPS admission port on the tunnel host; must differ from tunnel_port
+             * @default 8443
+             */
+            admission_port: number;
             /** @description the REALITY camouflage domain (serverNames, dest = <sni>:443) */
             sni_domain: string;
             /** @default 1 */
@@ -1661,6 +1669,8 @@ export interface components {
             ssh_private_key?: string;
             ssh_host_key_sha256?: string | null;
             tunnel_port?: number;
+            /** @description must differ from tunnel_port */
+            admission_port?: number;
             sni_domain?: string;
             traffic_multiplier?: number;
         };
@@ -1685,6 +1695,13 @@ export interface components {
             sni_domain: string;
             /** @description one-time token for this node, valid SESSION_TOKEN_TTL_S */
             session_token: string;
+            /**
+             * @description the node agent's admission URL: POST {session_token} there, over TLS pinned by admission_cert_sha256
+             * @example https://node-1.example.com:8443/v1/sessions
+             */
+            admission_url: string;
+            /** @description hex SHA-256 of the DER of the agent's certificate, lower case: clients pin it */
+            admission_cert_sha256: string;
         };
         ValidateTokenRequest: {
             /** @description a session_token from GET /nodes/routing */
@@ -4143,7 +4160,7 @@ export interface operations {
             };
             400: components["responses"]["Error400_VALIDATION_FAILED"];
             401: components["responses"]["Error401_INTERNAL_SECRET_INVALID"];
-            403: components["responses"]["Error403_ORIGIN_REJECTED"];
+            403: components["responses"]["Error403_FORBIDDEN_ORIGIN_REJECTED"];
             413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
             415: components["responses"]["Error415_UNSUPPORTED_MEDIA_TYPE"];
             500: components["responses"]["Error500_INTERNAL"];
@@ -4173,7 +4190,7 @@ export interface operations {
             };
             400: components["responses"]["Error400_VALIDATION_FAILED"];
             401: components["responses"]["Error401_INTERNAL_SECRET_INVALID"];
-            403: components["responses"]["Error403_ORIGIN_REJECTED"];
+            403: components["responses"]["Error403_FORBIDDEN_ORIGIN_REJECTED"];
             404: components["responses"]["Error404_NOT_FOUND"];
             413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
             415: components["responses"]["Error415_UNSUPPORTED_MEDIA_TYPE"];
@@ -4203,6 +4220,7 @@ export interface operations {
             };
             400: components["responses"]["Error400_VALIDATION_FAILED"];
             401: components["responses"]["Error401_INTERNAL_SECRET_INVALID"];
+            403: components["responses"]["Error403_FORBIDDEN"];
             500: components["responses"]["Error500_INTERNAL"];
             503: components["responses"]["Error503_UPSTREAM_UNAVAILABLE"];
         };

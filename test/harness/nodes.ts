@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import type { TestApp } from './app';
 import { newUser, type TestUser } from './factories';
+import { SecretBox } from '../../src/common/secret-box';
 import { sshKeyPair } from '../fakes/ssh-server';
 
 export interface NodeBody {
@@ -84,4 +85,12 @@ export async function waitFor(
     if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
+}
+
+/** The node's own `X-Internal-Secret`, as provisioning hands it to the node's agent. */
+export async function nodeSecret(t: TestApp, nodeId: string): Promise<string> {
+  const [row] = (await t.dataSource.query(`SELECT agent_secret_enc FROM nodes WHERE id = $1`, [
+    nodeId,
+  ])) as { agent_secret_enc: string }[];
+  return new SecretBox(t.settings.dataEncryptionKey).open(row.agent_secret_enc);
 }
