@@ -1,11 +1,12 @@
-import { createPrivateKey, createPublicKey } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { createPrivateKey, createPublicKey, X509Certificate } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ProvisioningService } from '../src/nodes/provisioning.service';
 import { type FakeSshServer, sshKeyPair, startFakeSsh } from './fakes/ssh-server';
 import { startTestApp, type TestApp } from './harness/app';
 import { newUser, type TestUser } from './harness/factories';
-import { createNode } from './harness/nodes';
+import { createNode, nodeSecret } from './harness/nodes';
 
 const SCRIPT = readFileSync(join(__dirname, '..', 'deploy', 'node', 'provision.sh'), 'utf8');
 
@@ -23,14 +24,23 @@ describe('nodes: provisioning and restarts over SSH', () => {
   let t: TestApp;
   let owner: TestUser;
   const servers: FakeSshServer[] = [];
+  // The agent bundle `npm run build` makes; a stand-in here, so the test needs no build.
+  const bundleDir = mkdtempSync(join(tmpdir(), 'agent-bundle-'));
+  const bundle = join(bundleDir, 'agent.js');
+  const BUNDLE_TEXT = "'use strict';\n// the node agent\nconsole.log('agent');\n";
 
   beforeAll(async () => {
-    t = await startTestApp({ PUBLIC_API_URL: 'https://api.example.test' });
+    writeFileSync(bundle, BUNDLE_TEXT);
+    t = await startTestApp({
+      PUBLIC_API_URL: 'https://api.example.test',
+      NODE_AGENT_BUNDLE: bundle,
+    });
     owner = await newUser(t, 'owner');
   });
   afterAll(async () => {
     await Promise.all(servers.map((server) => server.close()));
     await t.close();
+    rmSync(bundleDir, { recursive: true, force: true });
   });
 
   /** A node whose SSH server is a fake of this test, with a key only it accepts. */
@@ -47,6 +57,7 @@ describe('nodes: provisioning and restarts over SSH', () => {
       ssh_user: username,
       ssh_private_key: key.privateKey,
       tunnel_port: 8443,
+      admission_port: 9443,
       sni_domain: 'www.camouflage.test',
       ...overrides,
     });
@@ -62,7 +73,7 @@ describe('nodes: provisioning and restarts over SSH', () => {
     >;
   const settled = () => t.app.get(ProvisioningService).idle();
 
-  it('signs in with the node user and key, sends the script and the config, and ends ready', async () => {
+  it('signs in with the node user and key, sends the script, the config and the agent, and ends ready', async () => {
     const { node, server, key } = await nodeWithServer();
     const response = await provision(node.id);
     expect(response.status).toBe(202);
@@ -85,21 +96,60 @@ describe('nodes: provisioning and restarts over SSH', () => {
     // The private key on the node is the one whose public half clients get.
     expect(x25519PublicOf(reality.privateKey as string)).toBe(node.public_key);
 
-    const settings = server.uploads.get('/opt/vpn-node/staging/proxy.env')!;
-    expect(settings).toContain('VPN_API_URL=https://api.example.test/api/v1');
-    expect(settings).toContain(`VPN_NODE_ID=${node.id}`);
-    expect(settings).toContain(`VPN_INTERNAL_SECRET=${t.settings.internalSecret}`);
+    // The core's API is a unix socket, and what a subscriber must not reach is blocked.
+    const api = config.inbounds.find((inbound) => (inbound as { tag?: string }).tag === 'api');
+    expect(api).toMatchObject({ listen: '/run/xray/api.sock' });
+    expect(JSON.stringify(config)).toContain('"geoip:private"');
+
+    // The agent's settings carry the node's own secret; INTERNAL_SECRET never leaves the service.
+    const secret = await nodeSecret(t, node.id);
+    const settings = server.uploads.get('/opt/vpn-node/staging/agent.env')!;
+    for (const line of [
+      'VPN_API_URL=https://api.example.test/api/v1',
+      `VPN_NODE_ID=${node.id}`,
+      `VPN_NODE_SECRET=${secret}`,
+      'CORE_API=/run/xray/api.sock',
+      'CORE_API_PREFIX=xray',
+      'ADMISSION_PORT=9443',
+      'JOURNAL_DIR=/var/lib/vpn-node-agent',
+    ]) {
+      expect(settings.split('\n')).toContain(line);
+    }
+    const everything = [...server.uploads.values(), ...server.commands.map((c) => c.command)];
+    expect(everything.join('\n')).not.toContain(t.settings.internalSecret);
+    expect(server.uploads.has('/opt/vpn-node/staging/proxy.env')).toBe(false);
+
+    // The agent itself, and its certificate (the one clients pin) with the matching key.
+    expect(server.uploads.get('/opt/vpn-node/staging/agent.js')).toBe(BUNDLE_TEXT);
+    const cert = new X509Certificate(server.uploads.get('/opt/vpn-node/staging/tls.crt')!);
+    expect(cert.fingerprint256.replace(/:/g, '').toLowerCase()).toBe(node.admission_cert_sha256);
+    const tlsKey = server.uploads.get('/opt/vpn-node/staging/tls.key')!;
+    expect(cert.checkPrivateKey(createPrivateKey(tlsKey))).toBe(true);
+    // Every file went through stdin into a file made 0600 before any byte landed.
+    const uploads = server.commands.filter((c) => c.command.includes('cat > '));
+    expect(uploads.map((c) => /cat > '([^']+)'/.exec(c.command)![1])).toEqual([
+      '/opt/vpn-node/provision.sh',
+      '/opt/vpn-node/staging/xray-config.json',
+      '/opt/vpn-node/staging/agent.env',
+      '/opt/vpn-node/staging/agent.js',
+      '/opt/vpn-node/staging/tls.crt',
+      '/opt/vpn-node/staging/tls.key',
+    ]);
+    for (const upload of uploads.slice(1))
+      expect(upload.command).toMatch(/^umask 077 .* chmod 600 /);
 
     const run = server.commands[server.commands.length - 1];
-    expect(run.command).toBe("sudo -n bash '/opt/vpn-node/provision.sh' 8443");
+    expect(run.command).toBe("sudo -n bash '/opt/vpn-node/provision.sh' 8443 9443");
     // Secrets travel on stdin only, never on a command line.
     const commandLines = server.commands.map((c) => c.command).join('\n');
-    for (const secret of [
+    for (const secretText of [
       t.settings.internalSecret,
+      secret,
       reality.privateKey as string,
       key.privateKey,
+      tlsKey,
     ]) {
-      expect(commandLines).not.toContain(secret);
+      expect(commandLines).not.toContain(secretText);
     }
 
     const actions = (await t.dataSource.query(
@@ -118,6 +168,77 @@ describe('nodes: provisioning and restarts over SSH', () => {
     expect((await read(node.id)).provision_state).toBe('ready');
   });
 
+  it('the script installs the agent under its own user, supervised, and the core without splice', () => {
+    const unit = (name: string): string => {
+      const start = SCRIPT.indexOf(`write_unit "\${${name}}" "`);
+      expect(start).toBeGreaterThan(0);
+      return SCRIPT.slice(start, SCRIPT.indexOf('" && changed=1', start));
+    };
+    const agent = unit('AGENT_UNIT_FILE');
+    for (const line of [
+      'User=${AGENT_USER}',
+      'EnvironmentFile=${AGENT_CONFIG_DIR}/agent.env',
+      'ExecStart=${node_bin} ${AGENT_DIR}/agent.js',
+      'Restart=on-failure',
+      'StateDirectory=vpn-node-agent',
+      'SupplementaryGroups=xray',
+    ]) {
+      expect(agent.split('\n')).toContain(line);
+    }
+    expect(SCRIPT).toContain('readonly AGENT_USER="vpn-node-agent"');
+    const xray = unit('XRAY_UNIT_FILE');
+    expect(xray.split('\n')).toEqual(
+      expect.arrayContaining(['Environment=XRAY_BUF_SPLICE=disable', 'RuntimeDirectory=xray']),
+    );
+    // Node.js 18 or newer, from the distribution when missing; the old proxy settings removed.
+    expect(SCRIPT).toContain('readonly NODE_MIN_MAJOR=18');
+    expect(SCRIPT).toMatch(/install_packages nodejs/);
+    expect(SCRIPT).toMatch(/rm -f "\$\{LEGACY_PROXY_SETTINGS\}"/);
+    expect(SCRIPT).toMatch(/install -m 0600 "\$\{STAGING\}\/agent.env"/);
+  });
+
+  it('a node made before the agent gets its certificate and secret at provisioning, then routes', async () => {
+    const { node, server } = await nodeWithServer();
+    await t.dataSource.query(
+      `UPDATE nodes SET admission_cert_pem = NULL, admission_cert_sha256 = NULL,
+              admission_key_enc = NULL, agent_secret_enc = NULL, agent_secret_sha256 = NULL
+        WHERE id = $1`,
+      [node.id],
+    );
+    expect((await read(node.id)).admission_cert_sha256).toBeNull();
+    await provision(node.id).expect(202);
+    await settled();
+    const after = await read(node.id);
+    expect(after.provision_state).toBe('ready');
+    expect(after.admission_cert_sha256).toMatch(/^[0-9a-f]{64}$/);
+    const cert = new X509Certificate(server.uploads.get('/opt/vpn-node/staging/tls.crt')!);
+    expect(cert.fingerprint256.replace(/:/g, '').toLowerCase()).toBe(after.admission_cert_sha256);
+    expect(server.uploads.get('/opt/vpn-node/staging/agent.env')).toContain(
+      `VPN_NODE_SECRET=${await nodeSecret(t, node.id)}`,
+    );
+    // Provisioning again keeps them: the agent's pinned certificate does not change under clients.
+    await provision(node.id).expect(202);
+    await settled();
+    expect((await read(node.id)).admission_cert_sha256).toBe(after.admission_cert_sha256);
+  });
+
+  it('without the agent bundle, provisioning fails before connecting, saying what to do', async () => {
+    const { node, server } = await nodeWithServer();
+    rmSync(bundle);
+    try {
+      await provision(node.id).expect(202);
+      await settled();
+    } finally {
+      writeFileSync(bundle, BUNDLE_TEXT);
+    }
+    const after = await read(node.id);
+    expect(after.provision_state).toBe('failed');
+    expect(after.last_error).toBe(
+      `the node agent bundle ${bundle} is missing: run npm run build (or set NODE_AGENT_BUNDLE)`,
+    );
+    expect(server.logins).toEqual([]);
+  });
+
   it('a server that fails every command ends failed with a short last_error', async () => {
     const { node } = await nodeWithServer({ failAll: true, user: 'root' });
     await provision(node.id).expect(202);
@@ -134,7 +255,7 @@ describe('nodes: provisioning and restarts over SSH', () => {
     await provision(node.id).expect(202);
     await settled();
     expect((await read(node.id)).provision_state).toBe('failed');
-    expect(server.uploads.size).toBe(3); // uploads went through, the run did not
+    expect(server.uploads.size).toBe(6); // uploads went through, the run did not
   });
 
   it('answers 202 within a second even when every step takes 3 s', async () => {

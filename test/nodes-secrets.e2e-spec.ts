@@ -1,4 +1,6 @@
 import fs from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { ProvisioningService } from '../src/nodes/provisioning.service';
 import { type FakeSshServer, sshKeyPair, startFakeSsh } from './fakes/ssh-server';
 import { startTestApp, type TestApp } from './harness/app';
@@ -6,14 +8,16 @@ import { newUser } from './harness/factories';
 import { createNode } from './harness/nodes';
 
 /**
- * The SSH private key and the REALITY private key exist in the clear only on the node: not in any
- * table, not in any answer, not in the log (debug level, every line captured).
+ * The SSH private key, the REALITY private key, the agent's TLS key and the node's own secret exist
+ * in the clear only on the node: not in any table, not in any answer, not in the log (debug level,
+ * every line captured).
  */
 describe('nodes: private keys stay secret', () => {
   let t: TestApp;
   let server: FakeSshServer;
   let failing: FakeSshServer;
   const logged: string[] = [];
+  let bundleDir: string | undefined;
   const originalWrite = fs.write;
   const originalWriteSync = fs.writeSync;
   const originalStdout = process.stdout.write.bind(process.stdout);
@@ -47,10 +51,16 @@ describe('nodes: private keys stay secret', () => {
     await server?.close();
     await failing?.close();
     await t?.close();
+    if (bundleDir) fs.rmSync(bundleDir, { recursive: true, force: true });
   });
 
   it('appear in no table, no answer and no log line', async () => {
-    t = await startTestApp({ LOG_LEVEL: 'debug' });
+    bundleDir = fs.mkdtempSync(join(tmpdir(), 'agent-bundle-'));
+    fs.writeFileSync(join(bundleDir, 'agent.js'), '// the node agent\n');
+    t = await startTestApp({
+      LOG_LEVEL: 'debug',
+      NODE_AGENT_BUNDLE: join(bundleDir, 'agent.js'),
+    });
     const owner = await newUser(t, 'owner');
     const key = sshKeyPair();
     const answers: string[] = [];
@@ -105,6 +115,13 @@ describe('nodes: private keys stay secret', () => {
     // A distinctive line of the SSH key's body (the PEM markers alone prove nothing).
     const sshKeyLine = key.privateKey.split('\n')[2];
     expect(sshKeyLine.length).toBeGreaterThan(40);
+    const tlsKey = server.uploads.get('/opt/vpn-node/staging/tls.key')!;
+    const tlsKeyLine = tlsKey.split('\n')[1];
+    expect(tlsKeyLine.length).toBeGreaterThan(40);
+    const nodeSecret = /^VPN_NODE_SECRET=(.+)$/m.exec(
+      server.uploads.get('/opt/vpn-node/staging/agent.env')!,
+    )![1];
+    expect(nodeSecret).toMatch(/^[A-Za-z0-9_-]{43}$/);
 
     const tables = (await t.dataSource.query(
       `SELECT tablename FROM pg_tables WHERE schemaname = 'public'`,
@@ -126,6 +143,8 @@ describe('nodes: private keys stay secret', () => {
     ]) {
       expect({ where, ssh: text.includes(sshKeyLine) }).toEqual({ where, ssh: false });
       expect({ where, reality: text.includes(realityKey) }).toEqual({ where, reality: false });
+      expect({ where, tls: text.includes(tlsKeyLine) }).toEqual({ where, tls: false });
+      expect({ where, node: text.includes(nodeSecret) }).toEqual({ where, node: false });
       expect({ where, pem: text.includes('PRIVATE KEY') }).toEqual({ where, pem: false });
     }
   });
