@@ -1,15 +1,17 @@
 /**
  * `npm run bench:validate`: POST /api/v1/internal/validate with a fresh session token per request
  * (each validates once: a signature check, then one statement that records its id and reads the
- * user's standing), 50 connections, on the built service run as an operator runs it (see
+ * user's standing), sent as a node's agent sends it, with the node's own secret (found once, then
+ * remembered for NODE_SECRET_CACHE_MS), 50 connections, on the built service run as an operator runs it (see
  * lib/fixture.ts), beside the reference server `bench/reference/baseline-b.mjs`, alternating
  * rounds on the same PostgreSQL. Prints requests per second, p99 and CPU per request.
  */
-import { SERVICE_SECRETS, startFixture } from './lib/fixture';
+import { startFixture } from './lib/fixture';
 import { alternatingRounds, row, TABLE_HEAD, type Target } from './lib/cpu-load';
 import { BENCH, median } from './lib/load';
 import { loadAverage } from './lib/processes';
 import {
+  benchNodeSecret,
   freshTokenBodies,
   freshTokenBody,
   seedAccounts,
@@ -37,7 +39,7 @@ async function main(): Promise<void> {
     const url = `${fixture.service.url}/internal/validate`;
     const headers = {
       'content-type': 'application/json',
-      'x-internal-secret': SERVICE_SECRETS.INTERNAL_SECRET,
+      'x-internal-secret': benchNodeSecret(1),
     };
     const tokens = (seconds: number): Target => ({
       url,
@@ -72,7 +74,7 @@ async function main(): Promise<void> {
     process.stdout.write(
       [
         '',
-        `POST /api/v1/internal/validate, a fresh token per request, ${CONNECTIONS} connections, median of ${ROUNDS} alternating rounds of ${DURATION_S} s (after 2 s warm-up each)`,
+        `POST /api/v1/internal/validate, a fresh token per request, the node's own secret, ${CONNECTIONS} connections, median of ${ROUNDS} alternating rounds of ${DURATION_S} s (after 2 s warm-up each)`,
         'service: node dist/main.js, NODE_ENV=production, default LOG_LEVEL; reference: bench/reference/baseline-b.mjs',
         ...TABLE_HEAD,
         row('service', serviceFigures),

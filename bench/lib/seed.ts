@@ -4,6 +4,7 @@
  * with the fixture's secret, so that the service under test (`node dist/main.js`) accepts them.
  */
 import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SessionTokens } from '../../src/nodes/session-token';
@@ -24,20 +25,32 @@ export function seedDemoPlans(env: Record<string, string>): Promise<void> {
   });
 }
 
+/** The secret of seeded node `n` (1-based), as its agent sends it in `X-Internal-Secret`. */
+export const benchNodeSecret = (n: number): string =>
+  createHash('sha256').update(`bench-node-secret-${n}`).digest('base64url');
+
 /**
  * `count` nodes, online and provisioned, with fields of the sizes the service makes (a 43-character
- * public key, 16-hex-digit short ids); their private keys are placeholders, never read here.
+ * public key, 16-hex-digit short ids, a certificate's SHA-256, a node secret's SHA-256, see
+ * `benchNodeSecret`); their private keys are placeholders, never read here.
  */
 export async function seedNodes(sql: Sql, count: number): Promise<string[]> {
+  const secretHashes = Array.from({ length: count }, (_, i) =>
+    createHash('sha256')
+      .update(benchNodeSecret(i + 1))
+      .digest('hex'),
+  );
   const rows = await sql(
     `INSERT INTO nodes (name, host, ssh_private_key_enc, short_ids, public_key,
-       reality_private_key_enc, sni_domain, status, provision_state)
+       reality_private_key_enc, sni_domain, status, provision_state, admission_cert_pem,
+       admission_cert_sha256, admission_key_enc, agent_secret_enc, agent_secret_sha256)
      SELECT 'node-' || lpad(g::text, 3, '0'), '10.0.' || (g / 250) || '.' || (g % 250 + 1), 'unused',
             ARRAY[left(md5('short-' || g), 16), left(md5('short2-' || g), 16)],
             rtrim(translate(encode(sha256(('public-' || g)::bytea), 'base64'), '+/', '-_'), '='),
-            'unused', 'www.example.com', 'online', 'ready'
-       FROM generate_series(1, $1::int) g RETURNING id`,
-    [count],
+            'unused', 'www.example.com', 'online', 'ready', 'unused',
+            encode(sha256(('certificate-' || g)::bytea), 'hex'), 'unused', 'unused', ($2::text[])[g]
+       FROM generate_series(1, $1::int) g ORDER BY g RETURNING id`,
+    [count, secretHashes],
   );
   return rows.map((row) => String(row.id));
 }

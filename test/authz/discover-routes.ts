@@ -2,7 +2,7 @@ import type { INestApplication } from '@nestjs/common';
 import { GUARDS_METADATA } from '@nestjs/common/constants';
 import { ThrottlerGuard } from '@nestjs/throttler';
 import { API_PREFIX } from '../../src/app.factory';
-import { InternalSecretGuard } from '../../src/common/auth/internal-secret.guard';
+import { ANY_NODE, InternalSecretGuard } from '../../src/common/auth/internal-secret.guard';
 import { NoBodyGuard } from '../../src/common/no-body.guard';
 import {
   NodeManageGuard,
@@ -32,6 +32,7 @@ export type KnownGuardName =
   | 'node_manage'
   | 'partner'
   | 'internal'
+  | 'internal_any_node'
   | 'refresh_cookie';
 
 const ACCESS_GUARDS = new Map<unknown, KnownGuardName>([
@@ -150,7 +151,10 @@ function guardName(controller: object, handler: object): string {
 
   if (isPublic) {
     if (names.length === 0) return originRequired ? 'refresh_cookie' : 'public';
-    if (names.length === 1 && names[0] === 'internal') return 'internal';
+    if (names.length === 1 && names[0] === 'internal') {
+      // A node's secret may call it about any node (read-only), not only its own.
+      return metadata<boolean>(ANY_NODE) === true ? 'internal_any_node' : 'internal';
+    }
     return ['public', ...names].join('+');
   }
   if (names.length === 0) return 'user';

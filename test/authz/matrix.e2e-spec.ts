@@ -4,6 +4,7 @@ import { SessionsService } from '../../src/auth/sessions.service';
 import type { User } from '../../src/users/entities/user.entity';
 import { startTestApp, TRUSTED_ORIGIN, type TestApp } from '../harness/app';
 import { newUser } from '../harness/factories';
+import { createNode, nodeSecret } from '../harness/nodes';
 import { type DiscoveredRoute, discoverRoutes, OUTSIDE_NEST } from './discover-routes';
 import { ROUTE_TABLE } from './route-table';
 
@@ -17,11 +18,12 @@ const CALLERS = [
   'moderator_nodes',
   'owner',
   'internal_secret',
+  'node_secret',
 ] as const;
 type Caller = (typeof CALLERS)[number];
 
 const signedIn = (caller: Caller): boolean =>
-  caller !== 'anonymous' && caller !== 'internal_secret';
+  caller !== 'anonymous' && caller !== 'internal_secret' && caller !== 'node_secret';
 
 /** Whether one part of a guard name lets `caller` through: the contract's role sets. */
 function passes(part: string, caller: Caller): boolean {
@@ -42,7 +44,10 @@ function passes(part: string, caller: Caller): boolean {
     case 'partner':
       return caller === 'partner';
     case 'internal':
+      // A node's secret passes only for its own node, which a call with `{}` does not name.
       return caller === 'internal_secret';
+    case 'internal_any_node':
+      return caller === 'internal_secret' || caller === 'node_secret';
     default:
       // `guard:<Class>`: a credential none of these callers holds.
       return false;
@@ -63,11 +68,17 @@ interface Refusal {
 /** What a refused caller must get, in the order Nest runs the guards. */
 function refusal(guard: string, caller: Caller): Refusal {
   const parts = guard.split('+');
-  const sessionRoute = !['public', 'internal', 'refresh_cookie'].includes(parts[0]);
+  const sessionRoute = !['public', 'internal', 'internal_any_node', 'refresh_cookie'].includes(
+    parts[0],
+  );
   if (sessionRoute && !signedIn(caller)) return { statuses: [401], code: 'UNAUTHENTICATED' };
   const failing = parts.find((part) => !passes(part, caller)) ?? parts[0];
   switch (failing) {
     case 'internal':
+      return caller === 'node_secret'
+        ? { statuses: [403], code: 'FORBIDDEN' }
+        : { statuses: [401], code: 'INTERNAL_SECRET_INVALID' };
+    case 'internal_any_node':
       return { statuses: [401], code: 'INTERNAL_SECRET_INVALID' };
     case 'refresh_cookie':
       return { statuses: [401], code: 'REFRESH_INVALID' };
@@ -100,6 +111,7 @@ describeMatrix('authorization matrix: every route as every caller', () => {
   let t: TestApp;
   let routes: DiscoveredRoute[];
   const accounts = new Map<Caller, User>();
+  let aNodeSecret: string;
 
   beforeAll(async () => {
     t = await startTestApp();
@@ -124,6 +136,7 @@ describeMatrix('authorization matrix: every route as every caller', () => {
       'owner',
     ];
     kinds.forEach((kind, i) => accounts.set(kind, made[i].user));
+    aNodeSecret = await nodeSecret(t, (await createNode(t, made[6])).id);
   });
   afterAll(() => t.close());
 
@@ -146,6 +159,7 @@ describeMatrix('authorization matrix: every route as every caller', () => {
       }
     }
     if (caller === 'internal_secret') request.set('X-Internal-Secret', t.settings.internalSecret);
+    if (caller === 'node_secret') request.set('X-Internal-Secret', aNodeSecret);
     return route.method === 'GET' || route.method === 'HEAD' ? request : request.send({});
   }
 

@@ -64,7 +64,7 @@ export const ROUTE_TABLE: Readonly<Record<string, string>> = {
   'POST /api/v1/game/rounds': 'user',
   'POST /api/v1/game/rounds/{id}/score': 'user',
   'GET /api/v1/health': 'public',
-  'GET /api/v1/internal/limits': 'internal',
+  'GET /api/v1/internal/limits': 'internal_any_node',
   'POST /api/v1/internal/traffic': 'internal',
   'POST /api/v1/internal/validate': 'internal',
   'GET /api/v1/invoices': 'user',

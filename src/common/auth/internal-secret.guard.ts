@@ -15,7 +15,7 @@ import { DocumentedGuard } from '../openapi/answers';
 import { secretsEqual } from '../secrets';
 import { canonicalUuid } from '../uuid';
 
-const ANY_NODE = 'internal:any-node';
+export const ANY_NODE = 'internal:any-node';
 
 /** An internal route that a node's secret may call about any node (read-only ones). */
 export const AnyNode = (): MethodDecorator => SetMetadata(ANY_NODE, true);
