@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { nodeSecretHash } from './node-credentials';
 import { NodesRepository } from './nodes.repository';
 
 /**
@@ -10,9 +9,6 @@ import { NodesRepository } from './nodes.repository';
 export const NODE_SECRET_CACHE_MS = 5_000;
 /** Secrets remembered at most (the oldest forgotten first): far above any real fleet. */
 const MAX_REMEMBERED = 10_000;
-/** Node secrets are 43 characters; anything much longer is not one and is not even hashed. */
-const MAX_SECRET_LENGTH = 256;
-
 /**
  * Finds the node a presented `X-Internal-Secret` belongs to, by the secret's SHA-256. Every node
  * reports and validates through it, so a secret found is remembered for a few seconds (bounded);
@@ -24,10 +20,8 @@ export class NodeSecretLookup {
 
   constructor(private readonly nodes: NodesRepository) {}
 
-  /** The live node whose secret this is, or null. */
-  async nodeOf(secret: string, now = Date.now()): Promise<string | null> {
-    if (secret.length > MAX_SECRET_LENGTH) return null;
-    const hash = nodeSecretHash(secret);
+  /** The live node whose secret has this SHA-256 (hex, see `nodeSecretHash`), or null. */
+  async nodeOf(hash: string, now = Date.now()): Promise<string | null> {
     const hit = this.known.get(hash);
     if (hit !== undefined) {
       if (hit.until > now) return hit.nodeId;

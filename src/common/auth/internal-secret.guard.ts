@@ -6,13 +6,14 @@ import {
   SetMetadata,
 } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
+import { timingSafeEqual } from 'node:crypto';
 import type { Request } from 'express';
 import { type Settings } from '../../config/settings';
 import { SETTINGS } from '../../config/settings.module';
 import { NodeSecretLookup } from '../../nodes/node-secret-lookup';
 import { AppError } from '../errors';
 import { DocumentedGuard } from '../openapi/answers';
-import { secretsEqual } from '../secrets';
+import { sha256 } from '../secrets';
 import { canonicalUuid } from '../uuid';
 
 export const ANY_NODE = 'internal:any-node';
@@ -21,7 +22,7 @@ export const ANY_NODE = 'internal:any-node';
 export const AnyNode = (): MethodDecorator => SetMetadata(ANY_NODE, true);
 
 /**
- * The proxy's routes. `X-Internal-Secret` is either INTERNAL_SECRET (the operator's own tools,
+ * The node agents' routes. `X-Internal-Secret` is either INTERNAL_SECRET (the operator's own tools,
  * about any node) or a node's own secret: then the request's `node_id` (body, else query) must be
  * that node (403 FORBIDDEN otherwise), unless the route is marked `@AnyNode()`. A stolen node can
  * neither report traffic for another node nor spend another node's tokens.
@@ -29,18 +30,25 @@ export const AnyNode = (): MethodDecorator => SetMetadata(ANY_NODE, true);
 @Injectable()
 @DocumentedGuard({ schemes: ['internal'], errors: ['INTERNAL_SECRET_INVALID', 'FORBIDDEN'] })
 export class InternalSecretGuard implements CanActivate {
+  private readonly internalDigest: Buffer;
+
   constructor(
     private readonly reflector: Reflector,
     private readonly nodeSecrets: NodeSecretLookup,
-    @Inject(SETTINGS) private readonly settings: Settings,
-  ) {}
+    @Inject(SETTINGS) settings: Settings,
+  ) {
+    this.internalDigest = sha256(settings.internalSecret);
+  }
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const request = context.switchToHttp().getRequest<Request>();
     const given = request.header('x-internal-secret');
     if (!given) throw invalid();
-    if (secretsEqual(given, this.settings.internalSecret)) return true;
-    const nodeId = await this.nodeSecrets.nodeOf(given);
+    // One hash serves both: compared in constant time with INTERNAL_SECRET's (equal lengths, so
+    // neither secret's length leaks), then the key a node's secret is found by.
+    const digest = sha256(given);
+    if (timingSafeEqual(digest, this.internalDigest)) return true;
+    const nodeId = await this.nodeSecrets.nodeOf(digest.toString('hex'));
     if (nodeId === null) throw invalid();
     const anyNode = this.reflector.getAllAndOverride<boolean>(ANY_NODE, [
       context.getHandler(),
