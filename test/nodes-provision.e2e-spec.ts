@@ -99,6 +99,10 @@ describe('nodes: provisioning and restarts over SSH', () => {
     // The core's API is a unix socket, and what a subscriber must not reach is blocked.
     const api = config.inbounds.find((inbound) => (inbound as { tag?: string }).tag === 'api');
     expect(api).toMatchObject({ listen: '/run/xray/api.sock' });
+    expect((config as unknown as { log: unknown }).log).toEqual({
+      loglevel: 'warning',
+      access: '/run/xray/access.log',
+    });
     expect(JSON.stringify(config)).toContain('"geoip:private"');
 
     // The agent's settings carry the node's own secret; INTERNAL_SECRET never leaves the service.
@@ -111,6 +115,9 @@ describe('nodes: provisioning and restarts over SSH', () => {
       'CORE_API=/run/xray/api.sock',
       'CORE_API_PREFIX=xray',
       'ADMISSION_PORT=9443',
+      'TUNNEL_PORT=8443',
+      'VPN_FLOW=xtls-rprx-vision',
+      'CORE_ACCESS_LOG=/run/xray/access.log',
       'JOURNAL_DIR=/var/lib/vpn-node-agent',
     ]) {
       expect(settings.split('\n')).toContain(line);
@@ -182,6 +189,7 @@ describe('nodes: provisioning and restarts over SSH', () => {
       'Restart=on-failure',
       'StateDirectory=vpn-node-agent',
       'SupplementaryGroups=xray',
+      'AmbientCapabilities=CAP_NET_BIND_SERVICE CAP_NET_ADMIN',
     ]) {
       expect(agent.split('\n')).toContain(line);
     }

@@ -25,6 +25,10 @@ readonly AGENT_USER="vpn-node-agent"
 readonly AGENT_DIR="/opt/vpn-node-agent"
 readonly AGENT_CONFIG_DIR="/etc/vpn-node-agent"
 readonly AGENT_UNIT_FILE="/etc/systemd/system/vpn-node-agent.service"
+# Xray's access log lives in its runtime directory (memory): who connected from where never reaches
+# a disk. The agent reads it to close an ended session's connections; logrotate empties it.
+readonly XRAY_ACCESS_LOG="/run/xray/access.log"
+readonly LOGROTATE_FILE="/etc/logrotate.d/vpn-node-xray"
 # Where an earlier version kept the service-wide secret: removed on every run.
 readonly LEGACY_PROXY_SETTINGS="/etc/vpn-node/proxy.env"
 
@@ -109,6 +113,26 @@ install_node() {
   fi
 }
 
+# The agent closes an ended session's connections with `ss -K` (iproute2).
+install_iproute() {
+  command -v ss >/dev/null 2>&1 || install_packages iproute2
+}
+
+install_logrotate_rule() {
+  [[ -d /etc/logrotate.d ]] || return 0
+  cat >"${LOGROTATE_FILE}.tmp" <<ROTATE
+${XRAY_ACCESS_LOG} {
+  daily
+  maxsize 64M
+  rotate 0
+  copytruncate
+  missingok
+  notifempty
+}
+ROTATE
+  mv "${LOGROTATE_FILE}.tmp" "${LOGROTATE_FILE}"
+}
+
 install_users() {
   id -u xray >/dev/null 2>&1 || useradd --system --no-create-home --shell /usr/sbin/nologin xray
   id -u "${AGENT_USER}" >/dev/null 2>&1 ||
@@ -130,7 +154,8 @@ install_units() {
   node_bin="$(command -v node)"
   # XRAY_BUF_SPLICE=disable: with splice the kernel moves a connection's bytes and per-user
   # counters learn them only when it closes; the agent must see them while they flow.
-  # The API is a unix socket in /run/xray (RuntimeDirectory), reachable by the group xray only.
+  # The API (a unix socket) and the access log are in /run/xray (RuntimeDirectory), reachable by the
+  # group xray only.
   write_unit "${XRAY_UNIT_FILE}" "[Unit]
 Description=Xray tunnel (VLESS + REALITY)
 After=network-online.target
@@ -168,8 +193,9 @@ Restart=on-failure
 RestartSec=3
 StateDirectory=vpn-node-agent
 StateDirectoryMode=0700
-AmbientCapabilities=CAP_NET_BIND_SERVICE
-CapabilityBoundingSet=CAP_NET_BIND_SERVICE
+# NET_ADMIN: ss -K closes an ended session's open connections (SOCK_DESTROY).
+AmbientCapabilities=CAP_NET_BIND_SERVICE CAP_NET_ADMIN
+CapabilityBoundingSet=CAP_NET_BIND_SERVICE CAP_NET_ADMIN
 NoNewPrivileges=true
 ProtectSystem=strict
 ProtectHome=true
@@ -210,8 +236,10 @@ open_port() {
 
 install_xray
 install_node
+install_iproute
 install_users
 install_units
+install_logrotate_rule
 write_settings
 "${XRAY_BIN}" run -test -config "${XRAY_CONFIG_DIR}/config.json" >/dev/null
 open_port "${tunnel_port}"

@@ -16,7 +16,7 @@ import {
   type ShellSession,
   shellQuote,
 } from './node-shell';
-import { agentSettings, coreConfig } from './reality';
+import { agentSettings, coreConfig, XRAY_ACCESS_LOG } from './reality';
 
 /** A file of this install (the repository root, seen from src/ or dist/), or undefined. */
 function installFile(...parts: string[]): string | undefined {
@@ -131,7 +131,10 @@ export class ProvisioningService implements OnModuleDestroy {
         const tlsKey = this.open(secrets.admissionKeyEnc!, opened);
         const nodeSecret = this.open(secrets.agentSecretEnc!, opened);
         await session.upload(NODE_PATHS.script, this.script, '700');
-        const config = coreConfig({ ...node, realityPrivateKey }, { core: 'xray' });
+        const config = coreConfig(
+          { ...node, realityPrivateKey },
+          { core: 'xray', accessLog: XRAY_ACCESS_LOG },
+        );
         await session.upload(NODE_PATHS.xrayConfig, JSON.stringify(config, null, 2), '600');
         await session.upload(
           NODE_PATHS.agentSettings,
@@ -140,6 +143,8 @@ export class ProvisioningService implements OnModuleDestroy {
             publicApiUrl: this.settings.publicApiUrl,
             nodeSecret,
             admissionPort: node.admissionPort,
+            tunnelPort: node.tunnelPort,
+            tunnelFlow: node.tunnelFlow,
           }),
           '600',
         );

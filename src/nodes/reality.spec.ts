@@ -10,6 +10,7 @@ import {
 } from './reality';
 
 interface Config {
+  log: Record<string, string>;
   inbounds: Record<string, unknown>[];
   outbounds: { tag: string; protocol: string }[];
   routing: { domainStrategy: string; rules: RoutingRule[] };
@@ -91,6 +92,9 @@ describe('REALITY parameters and the core config written to a node', () => {
     const api = config.inbounds.find((inbound) => inbound.tag === 'api')!;
     expect(api).toMatchObject({ listen: '/run/xray/api.sock', protocol: 'dokodemo-door' });
     expect(api.port).toBeUndefined(); // no TCP port any local process could reach
+    expect(config.log).toEqual({ loglevel: 'warning' });
+    const logged = coreConfig(NODE, { core: 'xray', accessLog: '/run/xray/access.log' });
+    expect(logged.log).toEqual({ loglevel: 'warning', access: '/run/xray/access.log' });
     expect(config.routing.rules[0]).toEqual({
       type: 'field',
       inboundTag: ['api'],
@@ -148,6 +152,8 @@ describe('REALITY parameters and the core config written to a node', () => {
       publicApiUrl: 'https://api.example.test',
       nodeSecret: 'node-secret-value',
       admissionPort: 9443,
+      tunnelPort: 443,
+      tunnelFlow: 'xtls-rprx-vision',
     });
     expect(text.split('\n')).toEqual([
       'VPN_API_URL=https://api.example.test/api/v1',
@@ -156,6 +162,9 @@ describe('REALITY parameters and the core config written to a node', () => {
       'CORE_API=/run/xray/api.sock',
       'CORE_API_PREFIX=xray',
       'CORE_INBOUND_TAG=vless-in',
+      'CORE_ACCESS_LOG=/run/xray/access.log',
+      'TUNNEL_PORT=443',
+      'VPN_FLOW=xtls-rprx-vision',
       'ADMISSION_HOST=0.0.0.0',
       'ADMISSION_PORT=9443',
       'TLS_CERT=/etc/vpn-node-agent/tls.crt',

@@ -42,6 +42,11 @@ export interface CoreOptions {
   apiSocket?: string;
   /** V2Ray (no unix-socket API): the loopback TCP port of its API (default V2RAY_API_PORT). */
   apiPort?: number;
+  /**
+   * The core's access log (each accepted connection with its client address and user email):
+   * where the agent finds a session's open connections to close them. Unset: none is written.
+   */
+  accessLog?: string;
 }
 
 /** Where Xray's API listens on a node: a unix socket in its runtime directory (systemd's). */
@@ -125,7 +130,10 @@ export function coreConfig(node: CoreNode, options: CoreOptions): Record<string,
     ? { listen: options.apiSocket ?? XRAY_API_SOCKET }
     : { listen: '127.0.0.1', port: options.apiPort ?? V2RAY_API_PORT };
   return {
-    log: { loglevel: 'warning' },
+    log:
+      options.accessLog === undefined
+        ? { loglevel: 'warning' }
+        : { loglevel: 'warning', access: options.accessLog },
     api: { tag: API_TAG, services: ['HandlerService', 'StatsService'] },
     stats: {},
     policy: { levels: { '0': { statsUserUplink: true, statsUserDownlink: true } } },
@@ -174,6 +182,12 @@ export function coreConfig(node: CoreNode, options: CoreOptions): Record<string,
   };
 }
 
+/**
+ * Xray's access log on a node: in its runtime directory (memory, readable by the group `xray`), so
+ * the record of who connected from where never reaches a disk; provision.sh has it rotated.
+ */
+export const XRAY_ACCESS_LOG = '/run/xray/access.log';
+
 /** Where the agent's files live on a node (deploy/node/provision.sh installs them there). */
 export const AGENT_FILES = {
   tlsCert: '/etc/vpn-node-agent/tls.crt',
@@ -187,11 +201,16 @@ export interface AgentTarget {
   /** The node's own secret (never INTERNAL_SECRET): it speaks only for this node. */
   nodeSecret: string;
   admissionPort: number;
+  tunnelPort: number;
+  /** The VLESS flow of every user the agent adds (the node's `tunnel_flow`). */
+  tunnelFlow: string;
 }
 
 /**
- * The node agent's environment file (the contract's agent settings). Holds the node's secret:
- * uploaded through stdin with mode 0600.
+ * The node agent's environment file: the contract's agent settings, and three the agent reads
+ * beyond them (`CORE_ACCESS_LOG` and `TUNNEL_PORT`, to close an ended session's connections;
+ * `VPN_FLOW`, the flow it gives users and answers). Holds the node's secret: uploaded through stdin
+ * with mode 0600.
  */
 export function agentSettings(target: AgentTarget): string {
   return [
@@ -201,6 +220,9 @@ export function agentSettings(target: AgentTarget): string {
     `CORE_API=${XRAY_API_SOCKET}`,
     'CORE_API_PREFIX=xray',
     `CORE_INBOUND_TAG=${TUNNEL_INBOUND_TAG}`,
+    `CORE_ACCESS_LOG=${XRAY_ACCESS_LOG}`,
+    `TUNNEL_PORT=${target.tunnelPort}`,
+    `VPN_FLOW=${target.tunnelFlow}`,
     'ADMISSION_HOST=0.0.0.0',
     `ADMISSION_PORT=${target.admissionPort}`,
     `TLS_CERT=${AGENT_FILES.tlsCert}`,
