@@ -1921,6 +1921,18 @@ export interface components {
                 };
             };
         };
+        /** @description FORBIDDEN */
+        Error403_FORBIDDEN: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"] & {
+                    /** @enum {string} */
+                    code?: "FORBIDDEN";
+                };
+            };
+        };
         /** @description FORBIDDEN, ACCOUNT_BLOCKED */
         Error403_FORBIDDEN_ACCOUNT_BLOCKED: {
             headers: {
@@ -1930,6 +1942,18 @@ export interface components {
                 "application/json": components["schemas"]["ErrorBody"] & {
                     /** @enum {string} */
                     code?: "FORBIDDEN" | "ACCOUNT_BLOCKED";
+                };
+            };
+        };
+        /** @description FORBIDDEN, ORIGIN_REJECTED */
+        Error403_FORBIDDEN_ORIGIN_REJECTED: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"] & {
+                    /** @enum {string} */
+                    code?: "FORBIDDEN" | "ORIGIN_REJECTED";
                 };
             };
         };
