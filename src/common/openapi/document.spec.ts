@@ -93,6 +93,7 @@ describe('the OpenAPI document pass', () => {
     expect(statuses('/api/things/{id}', 'get')).toEqual({
       400: 'Error400_VALIDATION_FAILED',
       401: 'Error401_UNAUTHENTICATED',
+      403: 'Error403_ACCOUNT_BLOCKED',
       404: 'Error404_NOT_FOUND',
       500: 'Error500_INTERNAL',
       503: 'Error503_UPSTREAM_UNAVAILABLE',
@@ -101,7 +102,7 @@ describe('the OpenAPI document pass', () => {
     expect(statuses('/api/things', 'post')).toEqual({
       400: 'Error400_VALIDATION_FAILED',
       401: 'Error401_UNAUTHENTICATED',
-      403: 'Error403_FORBIDDEN_ORIGIN_REJECTED',
+      403: 'Error403_FORBIDDEN_ORIGIN_REJECTED_ACCOUNT_BLOCKED',
       409: 'Error409_CONFLICT_USERNAME_TAKEN',
       413: 'Error413_PAYLOAD_TOO_LARGE',
       415: 'Error415_UNSUPPORTED_MEDIA_TYPE',
