@@ -7,6 +7,7 @@ import type express from 'express';
 import { Logger, PinoLogger } from 'nestjs-pino';
 import { AllExceptionsFilter } from './common/all-exceptions.filter';
 import { bodyParsing } from './common/body-parsing';
+import { quietWiring } from './common/logging';
 import { requestLog } from './common/request-id';
 import { guardBodilessRoutes } from './common/no-body.guard';
 import { securityHeaders } from './common/security-headers';
@@ -31,7 +32,7 @@ export async function createApp(options: AppModuleOptions): Promise<NestExpressA
     new TimedExpressAdapter(options.settings),
     { bufferLogs: true, bodyParser: false },
   );
-  app.useLogger(app.get(Logger));
+  app.useLogger(quietWiring(app.get(Logger)));
   const { settings } = options;
 
   // First, so that every request has an id and a log line and is timed, including those refused

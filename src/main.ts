@@ -1,10 +1,12 @@
 import { Logger } from '@nestjs/common';
+import type { Logger as PinoLogger } from 'pino';
 import type { Server } from 'node:http';
 import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { API_PREFIX, createApp } from './app.factory';
 import { runCreateOwner } from './auth/create-owner.command';
 import { runSeedDemo } from './billing/seed-demo.command';
+import { processLogger } from './common/logging';
 import { loadSettings, type Settings, SettingsError } from './config/settings';
 import { startEmbeddedPostgres } from './database/embedded-postgres';
 import { runMigrationsLocked } from './database/migrate';
@@ -13,6 +15,7 @@ import { gracefulClose } from './system/shutdown';
 
 async function main(): Promise<void> {
   const settings = loadSettingsOrExit();
+  const log = processLogger(settings);
   boundHeapGrowth(settings);
   let database: OpenDatabase | undefined;
   let app: Awaited<ReturnType<typeof createApp>> | undefined;
@@ -21,12 +24,12 @@ async function main(): Promise<void> {
   // second Ctrl-C, stops at once, cutting whatever is in flight.
   let signals = 0;
   const shutdown = async (signal: string): Promise<void> => {
-    const logger = new Logger('Main');
     if (++signals > 1) {
-      logger.warn(`${signal} received again, stopping now`);
+      log.warn({ context: 'Main' }, `${signal} received again, stopping now`);
       process.exit(1);
     }
-    logger.log(
+    log.info(
+      { context: 'Main' },
       `${signal} received, shutting down: draining for ${settings.shutdownDrainS} s, done within ` +
         `${settings.shutdownGraceS} s (send it again to stop at once)`,
     );
@@ -43,19 +46,22 @@ async function main(): Promise<void> {
   process.on('SIGINT', (signal) => void shutdown(signal));
   process.on('SIGTERM', (signal) => void shutdown(signal));
 
+  const command = process.argv.includes('--create-owner')
+    ? runCreateOwner
+    : process.argv.includes('--seed-demo')
+      ? runSeedDemo
+      : null;
   try {
-    database = await openDatabase(settings);
+    // A command run beside the service shares its embedded database instead of starting another.
+    database = await openDatabase(settings, log, command !== null);
     if (settings.migrationsRun) {
       const applied = await runMigrationsLocked(database.url);
-      if (applied.length > 0) new Logger('Migrations').log(`applied ${applied.join(', ')}`);
+      if (applied.length > 0) {
+        log.info({ context: 'Migrations' }, `applied ${applied.join(', ')}`);
+      }
     }
     // Applied above under the lock: nothing after this point migrates again.
     const ready: Settings = { ...settings, migrationsRun: false };
-    const command = process.argv.includes('--create-owner')
-      ? runCreateOwner
-      : process.argv.includes('--seed-demo')
-        ? runSeedDemo
-        : null;
     if (command) {
       const code = await command(ready, database.url);
       await database.stop();
@@ -66,7 +72,11 @@ async function main(): Promise<void> {
     await app.get(MetricsServer).start();
     logBanner(settings, app.getHttpServer() as Server, database.description);
   } catch (error) {
-    console.error('start-up failed:', error instanceof Error ? error.message : error);
+    // On stderr and whatever LOG_LEVEL says: a failed start is always told.
+    processLogger({ ...settings, logLevel: 'fatal' }, 2).fatal(
+      { context: 'Main' },
+      `start-up failed: ${error instanceof Error ? error.message : String(error)}`,
+    );
     await app?.close().catch(() => undefined);
     await database?.stop().catch(() => undefined);
     process.exit(1);
@@ -95,7 +105,13 @@ function loadSettingsOrExit(): Settings {
     return loadSettings();
   } catch (error) {
     if (error instanceof SettingsError) {
-      console.error(error.message);
+      // The settings are what failed: NODE_ENV is taken as given, so that in production this line
+      // is JSON like every other.
+      const nodeEnv = process.env.NODE_ENV === 'production' ? 'production' : 'development';
+      processLogger({ nodeEnv, logLevel: 'fatal' }, 2).fatal(
+        { context: 'Settings' },
+        error.message,
+      );
       process.exit(1);
     }
     throw error;
@@ -109,20 +125,30 @@ interface OpenDatabase {
   stop(): Promise<void>;
 }
 
-async function openDatabase(settings: Settings): Promise<OpenDatabase> {
+async function openDatabase(
+  settings: Settings,
+  log: PinoLogger,
+  attach: boolean,
+): Promise<OpenDatabase> {
   if (settings.databaseUrl) {
     const shown = new URL(settings.databaseUrl);
     shown.password = '';
     return { url: settings.databaseUrl, description: shown.toString(), stop: async () => {} };
   }
   const dir = join(settings.dataDir, 'postgres');
-  console.warn(
-    `WARNING: DATABASE_URL is unset; using an embedded PostgreSQL in ${dir} (development only).`,
+  const embedded = await startEmbeddedPostgres({ dir, persistent: true, attach });
+  // As root the cluster itself may live elsewhere (docs/operations.md); both are named then.
+  const files =
+    embedded.clusterDir === join(dir, 'cluster')
+      ? dir
+      : `${dir} (cluster in ${embedded.clusterDir})`;
+  log.warn(
+    { context: 'Database' },
+    `DATABASE_URL is unset: using an embedded PostgreSQL, files in ${files} (development only)`,
   );
-  const embedded = await startEmbeddedPostgres({ dir, persistent: true });
   return {
     url: embedded.url,
-    description: `embedded PostgreSQL, files in ${embedded.clusterDir}`,
+    description: `embedded PostgreSQL, files in ${files}`,
     stop: () => embedded.stop(),
   };
 }
@@ -135,7 +161,9 @@ function logBanner(settings: Settings, server: Server, database: string): void {
   const base = `http://${anyHost ? 'localhost' : settings.host}:${port}/${API_PREFIX}`;
   const logger = new Logger('Main');
   logger.log(`listening on ${base} (${settings.host}:${port})`);
-  logger.log(`OpenAPI UI at ${base}/docs, document at ${base}/docs-json`);
+  if (settings.docsEnabled) {
+    logger.log(`OpenAPI UI at ${base}/docs, document at ${base}/docs-json`);
+  }
   logger.log(`database: ${database}`);
   logger.log(
     'first owner: npm run create-owner (node dist/main.js --create-owner), then sign in at ' +

@@ -154,6 +154,18 @@ describe('the production image, laid out without an engine', () => {
     }
   });
 
+  it('says in one line that the migration commands need DATABASE_URL', async () => {
+    // --silent: without npm's own lines about a script that failed.
+    const show = await inImage(['npm', 'run', '--silent', 'migration:show'], { DATABASE_URL: '' });
+    expect(show).toEqual({
+      code: 1,
+      output: expect.stringMatching(
+        /^DATABASE_URL must be set for the migration commands, e\.g\. /,
+      ),
+    });
+    expect(show.output.trim().split('\n')).toHaveLength(1);
+  });
+
   it('creates the first owner with `node dist/main.js --create-owner` from piped stdin', async () => {
     const db: TestDatabase = await createTestDatabase();
     try {
@@ -199,9 +211,13 @@ describe('the production image, laid out without an engine', () => {
           stdio: ['ignore', 'pipe', 'pipe'],
         });
         let output = '';
-        child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+        let stdout = '';
+        child.stdout.on('data', (chunk: Buffer) => {
+          output += chunk.toString();
+          stdout += chunk.toString();
+        });
         child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-        return { port, child, output: () => output };
+        return { port, child, output: () => output, stdout: () => stdout };
       }),
     );
     try {
@@ -216,6 +232,27 @@ describe('the production image, laid out without an engine', () => {
       // One replica applied them all; the other waited for the lock and found nothing to do.
       const appliers = replicas.filter(({ output }) => output().includes('applied Initial'));
       expect(appliers).toHaveLength(1);
+
+      // What an operator's log collector reads: every line JSON, the migrations' too; Nest's line
+      // per route only at debug; the banner names no OpenAPI UI, which production does not serve.
+      const lines = replicas.flatMap(({ stdout }) =>
+        stdout()
+          .split('\n')
+          .filter((line) => line !== '')
+          .map((line) => {
+            try {
+              return JSON.parse(line) as { level: number; context?: string; msg: string };
+            } catch {
+              throw new Error(`not a JSON line: ${line}`);
+            }
+          }),
+      );
+      expect(lines.filter((line) => line.context === 'Migrations')).toEqual([
+        expect.objectContaining({ level: 30, msg: expect.stringMatching(/^applied Initial/) }),
+      ]);
+      expect(lines.filter((line) => line.context === 'RouterExplorer')).toEqual([]);
+      expect(lines.filter((line) => line.msg.startsWith('listening on'))).toHaveLength(2);
+      expect(lines.filter((line) => line.msg.includes('/docs'))).toEqual([]);
     } finally {
       for (const { child } of replicas) child.kill('SIGTERM');
       for (const { child } of replicas) await exited(child);

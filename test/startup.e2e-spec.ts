@@ -2,7 +2,7 @@ import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { chmodSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { exited, freePort, waitHealthy } from './harness/processes';
+import { exited, freePort, runCommand, waitHealthy } from './harness/processes';
 
 const ROOT = resolve(__dirname, '..');
 
@@ -16,7 +16,8 @@ function postgresProcessesUsing(dir: string): string[] {
   }
 }
 
-function startService(dataDir: string, port: number): ChildProcess {
+/** The environment of a checkout with nothing configured: no DATABASE_URL, no NODE_ENV. */
+function unconfigured(dataDir: string, port: number): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     DATA_DIR: dataDir,
@@ -27,20 +28,31 @@ function startService(dataDir: string, port: number): ChildProcess {
   };
   delete env.DATABASE_URL;
   delete env.NODE_ENV;
-  return spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', 'src/main.ts'], {
+  return { ...env, TS_NODE_PROJECT: 'tsconfig.json', LOG_LEVEL: 'warn' };
+}
+
+const MAIN = ['-r', 'ts-node/register/transpile-only', 'src/main.ts'];
+
+function startService(dataDir: string, port: number): ChildProcess {
+  return spawn(process.execPath, MAIN, {
     cwd: ROOT,
-    env: { ...env, TS_NODE_PROJECT: 'tsconfig.json', LOG_LEVEL: 'warn' },
+    env: unconfigured(dataDir, port),
     stdio: 'ignore',
   });
+}
+
+/** A data folder of its own; when tests run as root the server runs as `postgres`, which must reach it. */
+function newDataDir(): string {
+  const dataDir = mkdtempSync(join(tmpdir(), 'service-data-'));
+  chmodSync(dataDir, 0o755);
+  return dataDir;
 }
 
 describe('the service with no configuration (embedded PostgreSQL)', () => {
   jest.setTimeout(120_000);
 
   it('starts, serves health and config, and stops on SIGINT without leaving postgres behind', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'service-data-'));
-    // When tests run as root the server runs as `postgres`, which must be able to reach the folder.
-    chmodSync(dataDir, 0o755);
+    const dataDir = newDataDir();
     const clusterDir = join(dataDir, 'postgres', 'cluster');
 
     for (const run of ['first start (initialises)', 'second start (already initialised)']) {
@@ -57,6 +69,46 @@ describe('the service with no configuration (embedded PostgreSQL)', () => {
       expect([run, await exited(child)]).toEqual([run, 0]);
       expect(postgresProcessesUsing(clusterDir)).toEqual([]);
     }
+  });
+
+  it('creates the first owner beside the running service, on its embedded database', async () => {
+    const dataDir = newDataDir();
+    const port = await freePort();
+    const child = startService(dataDir, port);
+    try {
+      await waitHealthy(port, child, 90_000);
+      // What the start-up banner suggests, in another terminal while the service runs.
+      const created = await runCommand(process.execPath, [...MAIN, '--create-owner'], {
+        cwd: ROOT,
+        env: unconfigured(dataDir, await freePort()),
+        input: 'beside_owner\ncorrect horse battery\n',
+      });
+      expect(created.output).toContain('created owner beside_owner');
+      expect(created.code).toBe(0);
+
+      const login = await fetch(`http://127.0.0.1:${port}/api/v1/auth/admin/login`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ username: 'beside_owner', password: 'correct horse battery' }),
+      });
+      expect(login.status).toBe(200);
+      expect(await login.json()).toMatchObject({ user: { role: 'owner' } });
+
+      // A second service on the same data folder stops at once, saying why in one sentence.
+      const second = await runCommand(process.execPath, MAIN, {
+        cwd: ROOT,
+        env: unconfigured(dataDir, await freePort()),
+      });
+      expect(second.code).toBe(1);
+      expect(second.output).toMatch(
+        /the embedded PostgreSQL in \S+ is already running \(process \d+\), probably for another instance of the service: stop that one first, or set DATABASE_URL\./,
+      );
+      const health = await fetch(`http://127.0.0.1:${port}/api/v1/health`);
+      expect(health.status).toBe(200);
+    } finally {
+      child.kill('SIGINT');
+    }
+    expect(await exited(child)).toBe(0);
   });
 
   it('refuses invalid configuration with a message naming the setting and exit code 1', async () => {

@@ -4,7 +4,7 @@ import { Writable } from 'node:stream';
 import express from 'express';
 import pinoHttp, { type Options } from 'pino-http';
 import { loadSettings } from '../config/settings';
-import { loggerOptions } from './logging';
+import { loggerOptions, prettyTransport, quietWiring } from './logging';
 import { requestLog } from './request-id';
 
 const SECRETS = {
@@ -120,6 +120,40 @@ describe('request log line', () => {
         req: expect.objectContaining({ url: '/hang', remoteAddress: '127.0.0.1' }),
         res: { statusCode: 200 },
       },
+    ]);
+  });
+});
+
+describe('log format', () => {
+  const wasTerminal = process.stdout.isTTY;
+  afterEach(() => (process.stdout.isTTY = wasTerminal));
+
+  it('is pretty only for a person at a terminal in development: tests and production log JSON on a terminal too', () => {
+    process.stdout.isTTY = true;
+    expect(prettyTransport({ nodeEnv: 'development' })?.target).toBe('pino-pretty');
+    expect(prettyTransport({ nodeEnv: 'test' })).toBeUndefined();
+    expect(prettyTransport({ nodeEnv: 'production' })).toBeUndefined();
+    process.stdout.isTTY = false;
+    expect(prettyTransport({ nodeEnv: 'development' })).toBeUndefined();
+  });
+
+  it("puts Nest's lines per module and per route at debug, and keeps its other lines", () => {
+    const seen: [string, unknown, unknown][] = [];
+    const logger = quietWiring({
+      log: (message, context) => seen.push(['log', message, context]),
+      debug: (message, context) => seen.push(['debug', message, context]),
+      error: (message, context) => seen.push(['error', message, context]),
+      warn: (message, context) => seen.push(['warn', message, context]),
+    });
+    logger.log('Mapped {/api/v1/health, GET} route', 'RouterExplorer');
+    logger.log('AppModule dependencies initialized', 'InstanceLoader');
+    logger.log('Nest application successfully started', 'NestApplication');
+    logger.warn('slow', 'Jobs');
+    expect(seen).toEqual([
+      ['debug', 'Mapped {/api/v1/health, GET} route', 'RouterExplorer'],
+      ['debug', 'AppModule dependencies initialized', 'InstanceLoader'],
+      ['log', 'Nest application successfully started', 'NestApplication'],
+      ['warn', 'slow', 'Jobs'],
     ]);
   });
 });

@@ -1,3 +1,4 @@
+import type { LoggerService } from '@nestjs/common';
 import type { Params } from 'nestjs-pino';
 import pino, { type DestinationStream } from 'pino';
 import type { Options } from 'pino-http';
@@ -22,7 +23,7 @@ export const REDACTED_PATHS = [
 
 /**
  * The application's logger: JSON lines, redacted, pretty-printed instead for a person at a
- * terminal outside production. Lines go out through an asynchronous buffered destination instead
+ * terminal in development. Lines go out through an asynchronous buffered destination instead
  * of one synchronous write each; pino flushes that buffer synchronously when the process exits, so
  * a shutdown keeps them.
  *
@@ -52,9 +53,37 @@ export function loggerOptions(settings: Settings): Params {
 
 const asIs = <T>(value: T): T => value;
 
-/** pino-pretty in a worker thread, when a person reads the log and the package is installed. */
-function prettyTransport(settings: Settings): { target: string; options: object } | undefined {
-  if (settings.nodeEnv === 'production' || !process.stdout.isTTY) return undefined;
+/**
+ * The lines of `main.ts` written outside the HTTP application (the embedded database, migrations at
+ * start, a failed start, shutdown) in the application's format. Written synchronously: a line
+ * logged just before `process.exit` is never lost.
+ */
+export function processLogger(
+  settings: Pick<Settings, 'nodeEnv' | 'logLevel'>,
+  fd: 1 | 2 = 1,
+): pino.Logger {
+  const options = { level: settings.logLevel, redact: REDACTED_PATHS };
+  const pretty = prettyTransport(settings, fd);
+  if (pretty) {
+    // A development dependency, loaded only where prettyTransport found it installed.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const build = require(pretty.target) as (options: object) => DestinationStream;
+    return pino(options, build({ ...pretty.options, destination: fd, sync: true }));
+  }
+  return pino(options, pino.destination({ dest: fd, sync: true }));
+}
+
+/**
+ * pino-pretty in a worker thread, when a person reads the log and the package is installed. Only in
+ * development: tests (NODE_ENV=test) read the log as JSON whatever the terminal, and the worker
+ * thread would write past any capture of the process's output.
+ */
+export function prettyTransport(
+  settings: Pick<Settings, 'nodeEnv'>,
+  fd: 1 | 2 = 1,
+): { target: string; options: object } | undefined {
+  const terminal = fd === 1 ? process.stdout.isTTY : process.stderr.isTTY;
+  if (settings.nodeEnv !== 'development' || !terminal) return undefined;
   try {
     // A development dependency: absent where the dependencies were installed with --omit=dev.
     require.resolve('pino-pretty');
@@ -71,5 +100,22 @@ function prettyTransport(settings: Settings): { target: string; options: object 
         '{if context}[{context}] {end}{msg}' +
         '{if req.method} {req.method} {req.url} {res.statusCode} {responseTime} ms{end}',
     },
+  };
+}
+
+/** Nest's start-up account of its wiring: a line per module and per route, for whoever debugs it. */
+const WIRING_CONTEXTS = new Set(['InstanceLoader', 'RoutesResolver', 'RouterExplorer']);
+
+/** The application's logger as Nest uses it, with Nest's wiring lines moved down to `debug`. */
+export function quietWiring(logger: LoggerService): LoggerService {
+  const wiring = (params: unknown[]): boolean => WIRING_CONTEXTS.has(params.at(-1) as string);
+  return {
+    log: (message: unknown, ...params: unknown[]) =>
+      wiring(params) ? logger.debug?.(message, ...params) : logger.log(message, ...params),
+    error: (message: unknown, ...params: unknown[]) => logger.error(message, ...params),
+    warn: (message: unknown, ...params: unknown[]) => logger.warn(message, ...params),
+    debug: (message: unknown, ...params: unknown[]) => logger.debug?.(message, ...params),
+    verbose: (message: unknown, ...params: unknown[]) => logger.verbose?.(message, ...params),
+    fatal: (message: unknown, ...params: unknown[]) => logger.fatal?.(message, ...params),
   };
 }

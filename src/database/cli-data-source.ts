@@ -4,7 +4,12 @@ import { dataSourceOptions } from './data-source';
 /** The TypeORM CLI's data source (`npm run migration:*`): `DATABASE_URL` names the database. */
 const url = process.env.DATABASE_URL;
 if (!url) {
-  throw new Error('DATABASE_URL must be set for the migration commands');
+  // One line, not the CLI's stack trace of a failed data source load.
+  process.stderr.write(
+    'DATABASE_URL must be set for the migration commands, e.g. ' +
+      'DATABASE_URL=postgresql://user:password@host:5432/database npm run migration:run\n',
+  );
+  process.exit(1);
 }
 
 export default new DataSource(dataSourceOptions(url));

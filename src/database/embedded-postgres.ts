@@ -32,6 +32,11 @@ interface EmbeddedOptions {
   flags?: string[];
   /** A fixed port, e.g. to start a stopped cluster again where its clients expect it; else a free one. */
   port?: number;
+  /**
+   * When another process (the running service) already serves this cluster, use its server instead
+   * of failing: for the one-off commands. `stop` then leaves that server running.
+   */
+  attach?: boolean;
 }
 
 const DATABASE = 'app';
@@ -52,6 +57,8 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
   const credentialsFile = join(options.dir, 'credentials.json');
 
   const initialised = existsSync(join(clusterDir, 'PG_VERSION')) && existsSync(credentialsFile);
+  const running = initialised ? runningServer(clusterDir) : null;
+  if (running) return attachTo(running, clusterDir, credentialsFile, options.attach === true);
   const password = initialised
     ? (JSON.parse(readFileSync(credentialsFile, 'utf8')) as { password: string }).password
     : randomBytes(24).toString('base64url');
@@ -81,13 +88,13 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
   // A crashed parent must not leave the server running.
   const stopOnExit = (): void => void child.kill('SIGINT');
   process.once('exit', stopOnExit);
-  const running = (): boolean =>
+  const alive = (): boolean =>
     child.pid !== undefined && child.exitCode === null && child.signalCode === null;
 
   const stop = async (): Promise<void> => {
     process.removeListener('exit', stopOnExit);
     // A terminal's Ctrl-C reaches postgres too; once it has exited there is nothing to signal.
-    if (running()) {
+    if (alive()) {
       const exited = new Promise((done) => child.once('exit', done));
       child.kill('SIGINT');
       await exited;
@@ -108,6 +115,52 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
     clusterDir,
     stop: () => (stopping ??= stop()),
   };
+}
+
+/** The server another process runs on `clusterDir`, from its `postmaster.pid`; null when none. */
+function runningServer(clusterDir: string): { pid: number; port: number } | null {
+  let lines: string[];
+  try {
+    lines = readFileSync(join(clusterDir, 'postmaster.pid'), 'utf8').split('\n');
+  } catch {
+    return null;
+  }
+  // The file's first line is the server's process id, its fourth the port it listens on.
+  const pid = Number.parseInt(lines[0] ?? '', 10);
+  const port = Number.parseInt(lines[3] ?? '', 10);
+  if (!Number.isInteger(pid) || !Number.isInteger(port)) return null;
+  try {
+    process.kill(pid, 0);
+  } catch (error) {
+    // EPERM: alive, but another user's; ESRCH: a file left behind by a crash, which postgres replaces.
+    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return null;
+  }
+  return { pid, port };
+}
+
+async function attachTo(
+  server: { pid: number; port: number },
+  clusterDir: string,
+  credentialsFile: string,
+  attach: boolean,
+): Promise<EmbeddedDatabase> {
+  if (!attach) {
+    throw new EmbeddedPostgresError(
+      `the embedded PostgreSQL in ${clusterDir} is already running (process ${server.pid}), ` +
+        'probably for another instance of the service: stop that one first, or set DATABASE_URL.',
+    );
+  }
+  const { password } = JSON.parse(readFileSync(credentialsFile, 'utf8')) as { password: string };
+  const url = `postgresql://${SUPERUSER}:${encodeURIComponent(password)}@127.0.0.1:${server.port}`;
+  try {
+    await query(`${url}/${DATABASE}`, 'SELECT 1');
+  } catch (error) {
+    throw new EmbeddedPostgresError(
+      `the embedded PostgreSQL in ${clusterDir} is running (process ${server.pid}) but refused a ` +
+        `connection on port ${server.port} (${(error as Error).message}): stop the service and retry.`,
+    );
+  }
+  return { url: `${url}/${DATABASE}`, clusterDir, stop: () => Promise.resolve() };
 }
 
 async function initialiseCluster(
