@@ -2,7 +2,7 @@
 // database migrated to the newest migration in line with the entities. Review it, then add the class
 // to migrations/index.ts.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { root } from './lib/typescript.mjs';
@@ -33,9 +33,10 @@ const code = await withTempDatabase('generate', async (url) => {
   });
   return result.status ?? 1;
 });
+const generated = code === 0 ? readFileSync(join(out, readdirSync(out)[0]), 'utf8') : '';
+rmSync(out, { recursive: true, force: true });
 if (code !== 0) process.exit(code);
 
-const generated = readFileSync(join(out, readdirSync(out)[0]), 'utf8');
 const body = generated.slice(generated.indexOf('    public async up'), generated.lastIndexOf('}'));
 const file = join(root, 'migrations', `${number}-${name}.ts`);
 writeFileSync(

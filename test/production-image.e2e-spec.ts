@@ -181,6 +181,15 @@ describe('the production image, laid out without an engine', () => {
         "SELECT role FROM users WHERE username = 'image_owner'",
       );
       expect(rows).toEqual([{ role: 'owner' }]);
+
+      // The npm script is the same command: it builds nothing (the image has no build tools).
+      const script = await inImage(
+        ['npm', 'run', '--silent', 'create-owner'],
+        { ...TEST_SECRETS, DATABASE_URL: db.url },
+        'script_owner\ncorrect horse battery\n',
+      );
+      expect(script.output).toContain('created owner script_owner');
+      expect(script.code).toBe(0);
     } finally {
       await db.drop();
     }

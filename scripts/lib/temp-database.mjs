@@ -1,6 +1,6 @@
 // A throw-away PostgreSQL database: on the server of TEST_DATABASE_URL when set, else on an
 // embedded server in a temporary folder that is deleted afterwards.
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -24,8 +24,16 @@ export async function startTestServer() {
   if (given) return { adminUrl: given, stop: async () => {} };
   const { startEmbeddedPostgres } = requireTs('src/database/embedded-postgres.ts');
   const dir = mkdtempSync(join(tmpdir(), 'vpn-service-pg-'));
-  const server = await startEmbeddedPostgres({ dir, persistent: false, flags: FAST_TEST_FLAGS });
-  return { adminUrl: server.url, stop: () => server.stop() };
+  let server;
+  try {
+    server = await startEmbeddedPostgres({ dir, persistent: false, flags: FAST_TEST_FLAGS });
+  } catch (error) {
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
+  }
+  // The cluster goes with the server; the folder also holds its credentials.
+  const stop = () => server.stop().finally(() => rmSync(dir, { recursive: true, force: true }));
+  return { adminUrl: server.url, stop };
 }
 
 export function databaseUrl(adminUrl, name) {

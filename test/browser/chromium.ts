@@ -1,9 +1,12 @@
-import { existsSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import type Sparticuz from '@sparticuz/chromium' with { 'resolution-mode': 'require' };
+import { homedir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { promisify } from 'node:util';
 
-// The package's first "types" condition names its ES module build; the CommonJS build loads here.
-const sparticuz = createRequire(__filename)('@sparticuz/chromium') as typeof Sparticuz;
+// The package's CommonJS build, unpacked by a child process (unpackedChromium).
+const requireHere = createRequire(__filename);
 
 const DEBIAN_CHROMIUM = '/usr/bin/chromium';
 
@@ -24,10 +27,47 @@ export const CHROMIUM_ARGS = [
 
 /**
  * Debian's Chromium when it is installed; otherwise the build that @sparticuz/chromium ships inside
- * its npm package (unpacked into the temporary folder on first use), so `npm ci && npm test` needs
- * no browser on the machine.
+ * its npm package, unpacked once into the user's cache folder, so `npm ci && npm test` needs no
+ * browser on the machine.
  */
 export async function chromiumExecutable(): Promise<string> {
   if (existsSync(DEBIAN_CHROMIUM)) return DEBIAN_CHROMIUM;
-  return sparticuz.executablePath();
+  return unpackedChromium();
+}
+
+/**
+ * The package unpacks into `<temporary folder>/chromium`, a fixed path that one user's run would
+ * leave closed to every other user. Here it unpacks into a fresh folder (its TMPDIR) that is then
+ * renamed into the user's cache, `~/.cache/vpn-service/chromium-<version>`; a
+ * run racing another keeps whichever rename won.
+ */
+async function unpackedChromium(): Promise<string> {
+  const packageEntry = requireHere.resolve('@sparticuz/chromium');
+  const packageFile = join(dirname(packageEntry), '../../package.json');
+  const { version } = JSON.parse(readFileSync(packageFile, 'utf8')) as { version: string };
+  const cache = join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'vpn-service');
+  const target = join(cache, `chromium-${version}`);
+  const executable = join(target, 'chromium');
+  if (existsSync(executable)) return executable;
+
+  mkdirSync(cache, { recursive: true, mode: 0o700 });
+  const staging = mkdtempSync(join(cache, '.chromium-'));
+  // In a process of its own: the package reads os.tmpdir(), which a test cannot redirect (jest
+  // hands a test a copy of process.env).
+  const unpack = `require(${JSON.stringify(packageEntry)}).executablePath()`;
+  try {
+    await promisify(execFile)(process.execPath, ['-e', unpack], {
+      env: { ...process.env, TMPDIR: staging },
+    });
+  } catch (error) {
+    rmSync(staging, { recursive: true, force: true });
+    throw error;
+  }
+  try {
+    renameSync(staging, target);
+  } catch {
+    // Another run put its copy there first.
+    rmSync(staging, { recursive: true, force: true });
+  }
+  return executable;
 }

@@ -1,26 +1,42 @@
-// Starts one PostgreSQL for the whole run (embedded, or the server of TEST_DATABASE_URL), migrates
+// Starts one PostgreSQL for the run (embedded, or the server of TEST_DATABASE_URL), migrates
 // a template database once, and tells the test files where it is. Each file then copies the
 // template into a database of its own (test/harness/database.ts).
+//
+// Everything the run writes to the temporary folder (the embedded cluster, service data folders,
+// settings files, builds) goes into one folder of its own: TMPDIR points there for the test
+// files and every process they start, and global-teardown.mjs deletes it, also after failures.
 import { randomBytes } from 'node:crypto';
 import { adminQuery, databaseUrl, startTestServer } from '../../scripts/lib/temp-database.mjs';
 import { requireTs } from '../../scripts/lib/typescript.mjs';
+import { restoreTmpdir, useRunTmpdir } from './run-tmpdir.mjs';
 
-export default async function globalSetup() {
+export default async function globalSetup(_globalConfig, projectConfig) {
   const started = Date.now();
-  const server = await startTestServer();
-  const template = `vpn_template_${randomBytes(4).toString('hex')}`;
-  await adminQuery(server.adminUrl, `CREATE DATABASE "${template}"`);
+  // For test/temp-folder.e2e-spec.ts, whose jest run inside this one reuses the transform cache.
+  process.env.TEST_JEST_CACHE_DIRECTORY = projectConfig.cacheDirectory;
+  useRunTmpdir();
+  try {
+    const server = await startTestServer();
+    globalThis.__testDatabaseServer = server;
+    const template = `vpn_template_${randomBytes(4).toString('hex')}`;
+    await adminQuery(server.adminUrl, `CREATE DATABASE "${template}"`);
+    globalThis.__testDatabaseServer = { ...server, template };
 
-  const { DataSource } = requireTs('node_modules/typeorm/index.js');
-  const { dataSourceOptions } = requireTs('src/database/data-source.ts');
-  const dataSource = new DataSource(dataSourceOptions(databaseUrl(server.adminUrl, template)));
-  await dataSource.initialize();
-  await dataSource.runMigrations();
-  await dataSource.destroy();
+    const { DataSource } = requireTs('node_modules/typeorm/index.js');
+    const { dataSourceOptions } = requireTs('src/database/data-source.ts');
+    const dataSource = new DataSource(dataSourceOptions(databaseUrl(server.adminUrl, template)));
+    await dataSource.initialize();
+    await dataSource.runMigrations();
+    await dataSource.destroy();
 
-  process.env.TEST_PG_ADMIN_URL = server.adminUrl;
-  process.env.TEST_PG_TEMPLATE = template;
-  globalThis.__testDatabaseServer = { ...server, template };
+    process.env.TEST_PG_ADMIN_URL = server.adminUrl;
+    process.env.TEST_PG_TEMPLATE = template;
+  } catch (error) {
+    // Jest runs no teardown when the setup fails: undo here what was made.
+    await globalThis.__testDatabaseServer?.stop().catch(() => {});
+    restoreTmpdir();
+    throw error;
+  }
   if (process.env.TEST_HARNESS_VERBOSE)
     console.log(`\ntest database ready in ${Date.now() - started} ms`);
 }
