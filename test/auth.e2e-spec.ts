@@ -445,6 +445,40 @@ describe('accounts and sessions', () => {
       expect(res.body.code).toBe('ORIGIN_REJECTED');
     });
 
+    it("trusts the service's own origin, so the OpenAPI UI it serves can sign in and write", async () => {
+      const owner = await newUser(t, 'owner');
+      await t.http().get('/api/v1/docs/').expect(200);
+      // What the UI's page at <service>/api/v1/docs sends: its own origin, not in CSRF_TRUSTED_ORIGINS.
+      const own = t.baseUrl;
+      const login = await t
+        .http()
+        .post('/api/v1/auth/admin/login')
+        .set('Origin', own)
+        .send({ username: owner.user.username, password: owner.password })
+        .expect(200);
+      const cookies = parseSetCookies(login.headers['set-cookie']);
+      const cookie = `access_token=${cookies.access_token.value}; refresh_token=${cookies.refresh_token.value}`;
+      await t.http().post('/api/v1/auth/refresh').set({ Cookie: cookie, Origin: own }).expect(200);
+      // The public base URL (PUBLIC_API_URL) is the service's own origin too, as behind a proxy.
+      await t
+        .http()
+        .post('/api/v1/auth/admin/login')
+        .set('Origin', 'http://localhost:3000')
+        .send({ username: owner.user.username, password: owner.password })
+        .expect(200);
+
+      const foreign = await t
+        .http()
+        .post('/api/v1/auth/admin/login')
+        .set('Origin', 'http://127.0.0.1:1')
+        .send({ username: owner.user.username, password: owner.password })
+        .expect(403);
+      expect(foreign.body).toMatchObject({
+        code: 'ORIGIN_REJECTED',
+        message: expect.stringContaining('CSRF_TRUSTED_ORIGINS'),
+      });
+    });
+
     it('answers credentialed CORS only to listed origins', async () => {
       const ok = await t
         .http()

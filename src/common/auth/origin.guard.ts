@@ -26,7 +26,9 @@ const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 /**
  * The origin check (CSRF), run before any rule of the route. A mutating call authenticated by
- * cookie must come from an origin in CSRF_TRUSTED_ORIGINS (its Origin header, else its Referer).
+ * cookie must come from a trusted origin (its Origin header, else its Referer): one in
+ * CSRF_TRUSTED_ORIGINS, or the service's own (see `ownOrigins`), so pages the service serves itself,
+ * such as the OpenAPI UI, can sign in and write.
  * Calls authenticated by a valid Bearer token are not checked (a browser never adds one across
  * origins); a present but invalid one skips nothing, and authentication then refuses it (401).
  * Public calls are checked only when they name an origin.
@@ -35,12 +37,14 @@ const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 @DocumentedGuard({ errors: ['ORIGIN_REJECTED'] })
 export class OriginGuard implements CanActivate {
   private readonly key: KeyObject;
+  private readonly publicOrigin: string;
 
   constructor(
     private readonly reflector: Reflector,
     @Inject(SETTINGS) private readonly settings: Settings,
   ) {
     this.key = accessTokenKey(settings);
+    this.publicOrigin = new URL(settings.publicApiUrl).origin;
   }
 
   canActivate(context: ExecutionContext): boolean {
@@ -59,10 +63,31 @@ export class OriginGuard implements CanActivate {
     const mustCheck = isPublic && !cookieRoute ? origin !== undefined : carriesSession;
     if (!mustCheck) return true;
 
-    if (origin === undefined || !this.settings.csrfTrustedOrigins.includes(origin)) {
-      throw new AppError('ORIGIN_REJECTED', 'request origin is not trusted');
+    if (origin === undefined || !this.trusted(origin, request)) {
+      throw new AppError(
+        'ORIGIN_REJECTED',
+        "request origin is not trusted: only the service's own origin and those in " +
+          'CSRF_TRUSTED_ORIGINS may write with session cookies',
+      );
     }
     return true;
+  }
+
+  private trusted(origin: string, request: Request): boolean {
+    return (
+      this.settings.csrfTrustedOrigins.includes(origin) || this.ownOrigins(request).has(origin)
+    );
+  }
+
+  /**
+   * The service's own origin: the one of PUBLIC_API_URL, and the one the request was sent to (its
+   * scheme, as TRUST_PROXY lets Express read it, and its Host header). A browser sets both Host
+   * and Origin itself, so a page elsewhere cannot pass for this one; a page on a host name that
+   * merely resolves here would carry no session cookie of the service's.
+   */
+  private ownOrigins(request: Request): Set<string> {
+    const host = request.header('host');
+    return new Set([this.publicOrigin, ...(host ? [`${request.protocol}://${host}`] : [])]);
   }
 
   /** Whether `Authorization` carries an access token that verifies (signature and expiry). */
