@@ -7,6 +7,7 @@ import { API_PREFIX, createApp } from './app.factory';
 import { runCreateOwner } from './auth/create-owner.command';
 import { runSeedDemo } from './billing/seed-demo.command';
 import { processLogger } from './common/logging';
+import { runResealSecrets } from './nodes/reseal-secrets.command';
 import { loadSettings, type Settings, SettingsError } from './config/settings';
 import { startEmbeddedPostgres } from './database/embedded-postgres';
 import { runMigrationsLocked } from './database/migrate';
@@ -50,7 +51,9 @@ async function main(): Promise<void> {
     ? runCreateOwner
     : process.argv.includes('--seed-demo')
       ? runSeedDemo
-      : null;
+      : process.argv.includes('--reseal-secrets')
+        ? runResealSecrets
+        : null;
   try {
     // A command run beside the service shares its embedded database instead of starting another.
     database = await openDatabase(settings, log, command !== null);

@@ -1,4 +1,4 @@
-import { SecretBox } from './secret-box';
+import { SecretBox, UnopenableSecret } from './secret-box';
 
 describe('SecretBox (AES-256-GCM at rest)', () => {
   const box = new SecretBox('a-data-encryption-key-of-at-least-32-chars');
@@ -30,5 +30,17 @@ describe('SecretBox (AES-256-GCM at rest)', () => {
     expect(() => box.open(parts.join('.'))).toThrow();
     expect(() => new SecretBox('another-key-0123456789-0123456789').open(sealed)).toThrow();
     expect(() => box.open('garbage')).toThrow();
+  });
+
+  it('after a key change, opens values under the previous keys and seals under the new one', () => {
+    const oldValue = box.seal('the secret');
+    const rotated = new SecretBox('the-next-data-encryption-key-0123456789', [
+      'a-data-encryption-key-of-at-least-32-chars',
+    ]);
+    expect(rotated.open(oldValue)).toBe('the secret');
+    expect(rotated.isCurrent(oldValue)).toBe(false);
+    const resealed = rotated.seal(rotated.open(oldValue));
+    expect(rotated.isCurrent(resealed)).toBe(true);
+    expect(() => box.open(resealed)).toThrow(UnopenableSecret);
   });
 });

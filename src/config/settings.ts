@@ -35,6 +35,8 @@ export interface Settings {
   readonly internalSecret: string;
   readonly proxyTokenSecret: string;
   readonly dataEncryptionKey: string;
+  /** Earlier DATA_ENCRYPTION_KEYs: values sealed under them still open, until resealed. */
+  readonly dataEncryptionKeyPrevious: string[];
   readonly seedPepper: string;
   readonly accessTokenTtlS: number;
   readonly refreshTokenTtlS: number;
@@ -193,6 +195,7 @@ export function loadSettings(env: Env = process.env): Settings {
     internalSecret: secrets.INTERNAL_SECRET,
     proxyTokenSecret: secrets.PROXY_TOKEN_SECRET,
     dataEncryptionKey: secrets.DATA_ENCRYPTION_KEY,
+    dataEncryptionKeyPrevious: read.secretList('DATA_ENCRYPTION_KEY_PREVIOUS'),
     seedPepper: secrets.SEED_PEPPER,
     accessTokenTtlS: read.int('ACCESS_TOKEN_TTL_S', 900, 1, 86_400),
     refreshTokenTtlS: read.int('REFRESH_TOKEN_TTL_S', 2_592_000, 1, 31_536_000),
@@ -463,6 +466,20 @@ class Reader {
   baseUrl(name: string, fallback: string): string {
     const value = this.url(name, fallback);
     return value.replace(/\/+$/, '');
+  }
+
+  /** Comma-separated secrets, each as long as a secret must be. */
+  secretList(name: string): string[] {
+    const values = (this.raw(name) ?? '')
+      .split(',')
+      .map((part) => part.trim())
+      .filter(Boolean);
+    if (values.some((value) => value.length < MIN_SECRET_LENGTH)) {
+      this.problems.push(
+        `${name}: each comma-separated key must be at least ${MIN_SECRET_LENGTH} characters`,
+      );
+    }
+    return values;
   }
 
   origins(name: string): string[] {

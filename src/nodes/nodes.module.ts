@@ -29,7 +29,8 @@ import { SessionTokens } from './session-token';
     { provide: NodeShell, useClass: SshNodeShell },
     {
       provide: SecretBox,
-      useFactory: (settings: Settings) => new SecretBox(settings.dataEncryptionKey),
+      useFactory: (settings: Settings) =>
+        new SecretBox(settings.dataEncryptionKey, settings.dataEncryptionKeyPrevious),
       inject: [SETTINGS],
     },
     {

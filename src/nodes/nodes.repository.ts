@@ -211,6 +211,23 @@ export class NodesRepository {
     return row ?? null;
   }
 
+  /** Every node's sealed keys, deleted nodes' too, locked until the transaction ends. */
+  lockAllSecrets(): Promise<(NodeSecrets & { id: string })[]> {
+    return sqlRows<NodeSecrets & { id: string }>(
+      this.txHost.tx,
+      `SELECT id, ssh_private_key_enc AS "sshPrivateKeyEnc",
+              reality_private_key_enc AS "realityPrivateKeyEnc"
+         FROM nodes ORDER BY id FOR NO KEY UPDATE`,
+    );
+  }
+
+  async replaceSecrets(id: string, secrets: NodeSecrets): Promise<void> {
+    await this.txHost.tx.query(
+      'UPDATE nodes SET ssh_private_key_enc = $2, reality_private_key_enc = $3 WHERE id = $1',
+      [id, secrets.sshPrivateKeyEnc, secrets.realityPrivateKeyEnc],
+    );
+  }
+
   /** Oldest first. */
   page(after: KeysetCursor | null, limit: number): Promise<ListedNode[]> {
     const params: unknown[] = [limit];
