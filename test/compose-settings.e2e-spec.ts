@@ -19,6 +19,7 @@ const LEFT_TO_DEFAULTS = [
   'CLEANUP_INTERVAL_S',
   'COOKIE_SECURE',
   'DATA_DIR',
+  'DB_POOL_WAIT_MS',
   'DB_STATEMENT_TIMEOUT_MS',
   'HEAP_GROWING_PERCENT',
   'HOST',
@@ -48,6 +49,8 @@ const LEFT_TO_DEFAULTS = [
   'REFERRAL_REWARD_DAYS',
   'REFRESH_TOKEN_TTL_S',
   'SESSION_TOKEN_TTL_S',
+  // The file's stop_grace_period assumes the defaults of these two.
+  'SHUTDOWN_DRAIN_S',
   'SHUTDOWN_GRACE_S',
   'TELEGRAM_API_ROOT',
   'TELEGRAM_AUTH_MAX_AGE_S',
