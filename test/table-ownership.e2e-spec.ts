@@ -7,19 +7,19 @@ import { ENTITIES } from '../src/database/entities';
 import { createTestDatabase, type TestDatabase } from './harness/database';
 
 /**
- * The README's owner table is the rule: each table is written and locked only by the files it
+ * The owner table of docs/development.md is the rule: each table is written and locked only by the files it
  * names. This reads the SQL of every source file (its string and template literals) and TypeORM
  * entity writes, and fails when a table is written by a file that does not own it, when a table of
- * the database is missing from the README, or when an entity lives outside its writer's feature.
+ * the database is missing from docs/development.md, or when an entity lives outside its writer's feature.
  */
 
 const ROOT = join(__dirname, '..');
 /** Written by TypeORM's migration runner only. */
 const NOT_OWNED = new Set(['migrations']);
 
-/** The README's owner table: table name → the files that may write it. */
+/** The owner table of docs/development.md: table name → the files that may write it. */
 function readmeOwners(): Map<string, string[]> {
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const readme = readFileSync(join(ROOT, 'docs/development.md'), 'utf8');
   const start = readme.indexOf('| table ');
   const owners = new Map<string, string[]>();
   for (const line of readme.slice(start).split('\n').slice(2)) {
@@ -158,7 +158,7 @@ describe('table ownership', () => {
   });
   afterAll(() => db.drop());
 
-  it('the README names an owner for every table of the migrated database, and only those', () => {
+  it('docs/development.md names an owner for every table of the migrated database, and only those', () => {
     expect([...owners.keys()].sort()).toEqual(tables);
     for (const [table, paths] of owners) {
       expect({ table, owners: paths.length }).not.toEqual({ table, owners: 0 });

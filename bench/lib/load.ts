@@ -71,7 +71,7 @@ export async function freePort(): Promise<number> {
   });
 }
 
-/** The load every benchmark applies, from its BENCH_* settings (the README lists them). */
+/** The load every benchmark applies, from its BENCH_* settings (docs/development.md lists them). */
 export const BENCH = {
   durationS: Number(process.env.BENCH_DURATION_S ?? 10),
   connections: Number(process.env.BENCH_CONNECTIONS ?? 50),

@@ -114,7 +114,7 @@ export interface Settings {
     readonly keepAliveTimeoutMs: number;
     readonly maxConnections: number;
   };
-  /** Limits per client address or account; see README "Hostile requests and throttles". */
+  /** Limits per client address or account; see docs/development.md "Hostile requests and throttles". */
   readonly rateLimits: RateLimits;
 }
 
