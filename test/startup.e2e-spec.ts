@@ -130,4 +130,22 @@ describe('the service with no configuration (embedded PostgreSQL)', () => {
     expect(await exited(child)).toBe(1);
     expect(stderr).toMatch(/PORT: must be a whole number/);
   });
+
+  it('in production, says what is missing in one JSON line (its only output), as a log collector reads it', async () => {
+    const env: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: 'production', PORT: 'not-a-port' };
+    for (const name of ['JWT_ACCESS_SECRET', 'INTERNAL_SECRET', 'DATABASE_URL']) delete env[name];
+    const run = await runCommand(process.execPath, MAIN, {
+      cwd: ROOT,
+      env: { ...env, TS_NODE_PROJECT: 'tsconfig.json' },
+    });
+    expect(run.code).toBe(1);
+    const lines = run.output.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(JSON.parse(lines[0])).toMatchObject({
+      level: 60,
+      msg: expect.stringMatching(
+        /JWT_ACCESS_SECRET: required when NODE_ENV=production[\s\S]*PORT: must be a whole number/,
+      ),
+    });
+  });
 });
