@@ -10,5 +10,8 @@ module.exports = {
   globalSetup: '<rootDir>/test/harness/global-setup.mjs',
   globalTeardown: '<rootDir>/test/harness/global-teardown.mjs',
   testTimeout: 30000,
+  // Not jest's default (a folder in the temporary folder): a run leaves the temporary folder as it
+  // found it (see test/harness/run-tmpdir.mjs).
+  cacheDirectory: '<rootDir>/node_modules/.cache/jest',
   maxWorkers: process.env.CI ? 2 : '50%',
 };

@@ -28,8 +28,6 @@ describe('the temporary folder after a test run', () => {
           '--ci',
           '--testMatch',
           '**/test/fixtures/temp-files.fixture.ts',
-          '--cacheDirectory',
-          process.env.TEST_JEST_CACHE_DIRECTORY as string,
         ],
         { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] },
       );

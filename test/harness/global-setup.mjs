@@ -10,10 +10,8 @@ import { adminQuery, databaseUrl, startTestServer } from '../../scripts/lib/temp
 import { requireTs } from '../../scripts/lib/typescript.mjs';
 import { restoreTmpdir, useRunTmpdir } from './run-tmpdir.mjs';
 
-export default async function globalSetup(_globalConfig, projectConfig) {
+export default async function globalSetup() {
   const started = Date.now();
-  // For test/temp-folder.e2e-spec.ts, whose jest run inside this one reuses the transform cache.
-  process.env.TEST_JEST_CACHE_DIRECTORY = projectConfig.cacheDirectory;
   useRunTmpdir();
   try {
     const server = await startTestServer();
