@@ -1,3 +1,7 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SecretBox } from '../src/common/secret-box';
 import { loadSettings } from '../src/config/settings';
 import { runResealSecrets } from '../src/nodes/reseal-secrets.command';
 import { ProvisioningService } from '../src/nodes/provisioning.service';
@@ -18,18 +22,25 @@ describe('rotating DATA_ENCRYPTION_KEY', () => {
   let before: TestApp;
   let after: TestApp | undefined;
   let ssh: FakeSshServer;
+  const bundleDir = mkdtempSync(join(tmpdir(), 'agent-bundle-'));
+  const bundle = join(bundleDir, 'agent.js');
+  writeFileSync(bundle, '// the node agent\n');
   afterAll(async () => {
     await after?.app.close();
     await ssh?.close();
     await before?.close();
+    rmSync(bundleDir, { recursive: true, force: true });
   });
 
   const sealed = async (id: string): Promise<string[]> => {
     const [row] = (await before.dataSource.query(
-      'SELECT ssh_private_key_enc, reality_private_key_enc FROM nodes WHERE id = $1',
+      `SELECT ssh_private_key_enc, reality_private_key_enc, admission_key_enc, agent_secret_enc
+         FROM nodes WHERE id = $1`,
       [id],
-    )) as { ssh_private_key_enc: string; reality_private_key_enc: string }[];
-    return [row.ssh_private_key_enc, row.reality_private_key_enc];
+    )) as Record<string, string | null>[];
+    // Every sealed value of a node made now: none is missing.
+    expect(Object.values(row).every((value) => typeof value === 'string')).toBe(true);
+    return Object.values(row) as string[];
   };
   const keyIds = (values: string[]) => values.map((value) => value.split('.')[1]);
   const reseal = (env: Record<string, string>) =>
@@ -62,7 +73,10 @@ describe('rotating DATA_ENCRYPTION_KEY', () => {
     expect(await reseal(moves)).toBe(0);
     expect(await sealed(node.id)).toEqual(resealed);
 
-    after = await startTestApp({ DATA_ENCRYPTION_KEY: NEW_KEY }, { database: before.database });
+    after = await startTestApp(
+      { DATA_ENCRYPTION_KEY: NEW_KEY, NODE_AGENT_BUNDLE: bundle },
+      { database: before.database },
+    );
     await after
       .http()
       .post(`/api/v1/admin/nodes/${node.id}/provision`)
@@ -72,5 +86,10 @@ describe('rotating DATA_ENCRYPTION_KEY', () => {
     const state = await after.http().get(`/api/v1/admin/nodes/${node.id}`).set(owner.bearer);
     expect(state.body).toMatchObject({ provision_state: 'ready', last_error: null });
     expect(ssh.logins).toContain('root');
+    // The node receives the same secret and TLS key it was made with.
+    const made = new SecretBox(OLD_KEY);
+    const agentSettings = ssh.uploads.get('/opt/vpn-node/staging/agent.env') ?? '';
+    expect(agentSettings).toContain(`VPN_NODE_SECRET=${made.open(original[3])}`);
+    expect(ssh.uploads.get('/opt/vpn-node/staging/tls.key')).toBe(made.open(original[2]));
   });
 });

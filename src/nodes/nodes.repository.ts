@@ -47,6 +47,12 @@ export interface NodeSecrets {
   agentSecretEnc: string | null;
 }
 
+/** Every value of a node sealed under DATA_ENCRYPTION_KEY (see reseal-secrets.command.ts). */
+export type SealedNodeValues = Pick<
+  NodeSecrets,
+  'sshPrivateKeyEnc' | 'realityPrivateKeyEnc' | 'admissionKeyEnc' | 'agentSecretEnc'
+>;
+
 /** The agent's certificate (public), its sealed key, and the node's sealed secret and its hash. */
 export interface AgentCredentials {
   admissionCertPem: string;
@@ -211,20 +217,29 @@ export class NodesRepository {
     return row ?? null;
   }
 
-  /** Every node's sealed keys, deleted nodes' too, locked until the transaction ends. */
-  lockAllSecrets(): Promise<(NodeSecrets & { id: string })[]> {
-    return sqlRows<NodeSecrets & { id: string }>(
+  /** Every node's sealed values, deleted nodes' too, locked until the transaction ends. */
+  lockAllSealed(): Promise<(SealedNodeValues & { id: string })[]> {
+    return sqlRows<SealedNodeValues & { id: string }>(
       this.txHost.tx,
       `SELECT id, ssh_private_key_enc AS "sshPrivateKeyEnc",
-              reality_private_key_enc AS "realityPrivateKeyEnc"
+              reality_private_key_enc AS "realityPrivateKeyEnc",
+              admission_key_enc AS "admissionKeyEnc", agent_secret_enc AS "agentSecretEnc"
          FROM nodes ORDER BY id FOR NO KEY UPDATE`,
     );
   }
 
-  async replaceSecrets(id: string, secrets: NodeSecrets): Promise<void> {
+  async replaceSealed(id: string, values: SealedNodeValues): Promise<void> {
     await this.txHost.tx.query(
-      'UPDATE nodes SET ssh_private_key_enc = $2, reality_private_key_enc = $3 WHERE id = $1',
-      [id, secrets.sshPrivateKeyEnc, secrets.realityPrivateKeyEnc],
+      `UPDATE nodes SET ssh_private_key_enc = $2, reality_private_key_enc = $3,
+              admission_key_enc = $4, agent_secret_enc = $5
+        WHERE id = $1`,
+      [
+        id,
+        values.sshPrivateKeyEnc,
+        values.realityPrivateKeyEnc,
+        values.admissionKeyEnc,
+        values.agentSecretEnc,
+      ],
     );
   }
 

@@ -7,8 +7,9 @@ import { NodesRepository } from './nodes.repository';
 
 /**
  * `node dist/main.js --reseal-secrets`: after DATA_ENCRYPTION_KEY changed (the old key in
- * DATA_ENCRYPTION_KEY_PREVIOUS), seals every node's SSH and REALITY private keys under the current
- * key, in one transaction, so the previous key can then be dropped. Returns the exit code; a value
+ * DATA_ENCRYPTION_KEY_PREVIOUS), seals every node's sealed values (SSH and REALITY private keys, the
+ * agent's TLS key and the node's own secret) under the current key, in one transaction, so the
+ * previous key can then be dropped. Returns the exit code; a value
  * that no given key opens changes nothing and names the setting to fix.
  */
 export async function runResealSecrets(settings: Settings, databaseUrl: string): Promise<number> {
@@ -18,15 +19,20 @@ export async function runResealSecrets(settings: Settings, databaseUrl: string):
     const nodes = context.get(NodesRepository);
     const txHost = context.get<TransactionHost<TransactionalAdapterTypeOrm>>(TransactionHost);
     const counts = await txHost.withTransaction(async () => {
-      const all = await nodes.lockAllSecrets();
+      const all = await nodes.lockAllSealed();
       let resealed = 0;
-      for (const node of all) {
-        const sealed = [node.sshPrivateKeyEnc, node.realityPrivateKeyEnc];
-        if (sealed.every((value) => box.isCurrent(value))) continue;
-        const [ssh, reality] = sealed.map((value) => box.seal(box.open(value)));
-        await nodes.replaceSecrets(node.id, {
-          sshPrivateKeyEnc: ssh,
-          realityPrivateKeyEnc: reality,
+      for (const { id, ...values } of all) {
+        const stale = Object.values(values).some(
+          (value) => value !== null && !box.isCurrent(value),
+        );
+        if (!stale) continue;
+        const reseal = <T extends string | null>(value: T): T =>
+          (value === null ? value : box.seal(box.open(value))) as T;
+        await nodes.replaceSealed(id, {
+          sshPrivateKeyEnc: reseal(values.sshPrivateKeyEnc),
+          realityPrivateKeyEnc: reseal(values.realityPrivateKeyEnc),
+          admissionKeyEnc: reseal(values.admissionKeyEnc),
+          agentSecretEnc: reseal(values.agentSecretEnc),
         });
         resealed += 1;
       }
