@@ -8,6 +8,7 @@ import { runSeedDemo } from './billing/seed-demo.command';
 import { loadSettings, type Settings, SettingsError } from './config/settings';
 import { startEmbeddedPostgres } from './database/embedded-postgres';
 import { runMigrationsLocked } from './database/migrate';
+import { waitForDatabase } from './database/wait-for-database';
 import { MetricsServer } from './metrics/metrics-server';
 import { gracefulClose } from './system/shutdown';
 
@@ -45,8 +46,10 @@ async function main(): Promise<void> {
 
   try {
     database = await openDatabase(settings);
+    await waitForDatabases(settings, database);
     if (settings.migrationsRun) {
-      const applied = await runMigrationsLocked(database.url);
+      // Behind a pooler, on PostgreSQL itself: the migration lock is held for the whole session.
+      const applied = await runMigrationsLocked(settings.databaseDirectUrl ?? database.url);
       if (applied.length > 0) new Logger('Migrations').log(`applied ${applied.join(', ')}`);
     }
     // Applied above under the lock: nothing after this point migrates again.
@@ -111,9 +114,11 @@ interface OpenDatabase {
 
 async function openDatabase(settings: Settings): Promise<OpenDatabase> {
   if (settings.databaseUrl) {
-    const shown = new URL(settings.databaseUrl);
-    shown.password = '';
-    return { url: settings.databaseUrl, description: shown.toString(), stop: async () => {} };
+    return {
+      url: settings.databaseUrl,
+      description: withoutPassword(settings.databaseUrl),
+      stop: async () => {},
+    };
   }
   const dir = join(settings.dataDir, 'postgres');
   console.warn(
@@ -125,6 +130,34 @@ async function openDatabase(settings: Settings): Promise<OpenDatabase> {
     description: `embedded PostgreSQL, files in ${embedded.clusterDir}`,
     stop: () => embedded.stop(),
   };
+}
+
+function withoutPassword(url: string): string {
+  const shown = new URL(url);
+  shown.password = '';
+  return shown.toString();
+}
+
+/**
+ * Waits, within DB_STARTUP_WAIT_S and saying why, for the database the pool uses and for the direct
+ * one the locks use, each opened as its pool opens it.
+ */
+async function waitForDatabases(settings: Settings, database: OpenDatabase): Promise<void> {
+  const statementTimeoutMs = settings.dbStatementTimeoutMs;
+  await waitForDatabase(
+    database.url,
+    `database ${database.description}`,
+    { statementTimeoutMs, pooler: settings.dbPooler },
+    settings.dbStartupWaitS,
+  );
+  if (settings.databaseDirectUrl) {
+    await waitForDatabase(
+      settings.databaseDirectUrl,
+      `direct database ${withoutPassword(settings.databaseDirectUrl)}`,
+      { statementTimeoutMs },
+      settings.dbStartupWaitS,
+    );
+  }
 }
 
 /** What a person starting the service needs first: where it is, its docs, its database. */
