@@ -10,7 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import { Agent } from 'node:http';
 import { Client, type QueryConfig } from 'pg';
-import { SERVICE_SECRETS, startFixture } from './lib/fixture';
+import { startFixture } from './lib/fixture';
 import { loadAverage } from './lib/processes';
 import { postReport } from './lib/reports';
 import { seedAccounts, seedNodes } from './lib/seed';

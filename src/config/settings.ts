@@ -113,6 +113,11 @@ export interface Settings {
   readonly bodyLimit: string;
   readonly bodyLimitLarge: string;
   /**
+   * Bytes of large bodies (traffic reports) being read, parsed, waiting or applied at once; more
+   * wait, unread, until some are answered.
+   */
+  readonly largeBodiesInMemory: string;
+  /**
    * Which `X-Forwarded-For` entries to believe: false (none), a number of proxy hops, or the
    * proxies' addresses and CIDRs. Never "all": the left-most entry is whatever the client wrote.
    */
@@ -255,6 +260,7 @@ export function loadSettings(env: Env = process.env): Settings {
     docsEnabled: read.bool('DOCS_ENABLED', nodeEnv !== 'production'),
     bodyLimit: read.byteSize('BODY_LIMIT', '64kb'),
     bodyLimitLarge: read.byteSize('BODY_LIMIT_LARGE', '4mb'),
+    largeBodiesInMemory: read.byteSize('LARGE_BODIES_IN_MEMORY', '4mb'),
     trustProxy: read.trustProxy('TRUST_PROXY'),
     http: {
       headersTimeoutMs: read.int('HTTP_HEADERS_TIMEOUT_MS', 10_000, 100, 120_000),
