@@ -35,6 +35,9 @@ export function relaunchWithAllocatorSettings(): boolean {
   const child = spawn(process.execPath, [...process.execArgv, ...process.argv.slice(1)], {
     env: { ...process.env, ...Object.fromEntries(missing) },
     stdio: ['inherit', 'inherit', 'inherit', 'ipc'],
+    // A process group of its own: a terminal's Ctrl-C reaches the launcher alone, which passes it
+    // on once (a second signal stops the service at once).
+    detached: true,
   });
   for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
     process.on(signal, () => {
