@@ -11,10 +11,8 @@ RUN npm run build && npm prune --omit=dev
 # `npm run migration:run|revert|show` work here too (the TypeORM CLI on dist/database/cli-data-source.js).
 FROM node:20-bookworm-slim
 ENV NODE_ENV=production
-# glibc's default mmap threshold, pinned: left dynamic, it rises after the first 19 MiB argon2
-# buffer is freed, and every later one is carved from a thread's arena and kept there (about
-# 60 MiB more resident memory after a burst of staff logins; see bench/RESULTS.md).
-ENV MALLOC_MMAP_THRESHOLD_=131072
+# No allocator variable here: `node dist/main.js` applies glibc's settings itself (it runs the
+# service in a child started with them; src/system/allocator.ts).
 WORKDIR /app
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist

@@ -47,6 +47,7 @@ async function main(): Promise<void> {
         '',
         `GET /api/v1/users/me (${BEARER ? 'Bearer' : 'cookie'}), ${CONNECTIONS} connections, median of ${ROUNDS} alternating rounds of ${DURATION_S} s (after 2 s warm-up each)`,
         'service: node dist/main.js, NODE_ENV=production, default LOG_LEVEL; reference: bench/reference/baseline-b.mjs',
+        `service's database: ${fixture.databasePath}; the reference's: direct`,
         ...TABLE_HEAD,
         row('service', serviceFigures),
         row('reference (baseline B)', baselineFigures),

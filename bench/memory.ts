@@ -1,11 +1,16 @@
 /**
  * `npm run bench:memory`: the service's peak resident memory (`VmHWM`) through a run of every hot
  * route under load (50 connections each), with 50 staff signing in at once during each route's
- * run. Target: under 250 MB. The service runs as an operator runs it (see lib/fixture.ts).
+ * run, then a burst of 50 traffic reports of 10,000 entries each at once, again with 50 staff
+ * signing in. Target: under 250 MB. The service is started exactly as `node dist/main.js` (see
+ * lib/fixture.ts), with none of the Dockerfile's ENV lines: whatever it needs it applies itself.
  */
+import { randomUUID } from 'node:crypto';
+import { Agent } from 'node:http';
 import { hashPassword } from '../src/auth/passwords';
 import { SERVICE_SECRETS, startFixture } from './lib/fixture';
-import { freshTokenBodies, seedDemoPlans, seedNodes, subscribe } from './lib/seed';
+import { postReport } from './lib/reports';
+import { freshTokenBodies, seedAccounts, seedDemoPlans, seedNodes, subscribe } from './lib/seed';
 import { BENCH, load, type LoadConfig } from './lib/load';
 import { loadAverage, peakRssMiB } from './lib/processes';
 
@@ -14,10 +19,12 @@ const CONNECTIONS = BENCH.connections;
 const STAFF = Number(process.env.BENCH_STAFF ?? 50);
 const STAFF_PASSWORD = 'bench staff password 0123';
 const TARGET_MIB = 250 / 1.048576; // 250 MB
+const REPORTS = 50;
+const REPORT_ENTRIES = 10_000;
 
 async function main(): Promise<void> {
   const loadBefore = loadAverage();
-  const fixture = await startFixture();
+  const fixture = await startFixture({ imageEnv: false });
   try {
     const base = fixture.service.url;
     await seedDemoPlans(fixture.service.env);
@@ -66,6 +73,15 @@ async function main(): Promise<void> {
         `| ${name} | ${result.requests.average.toFixed(0)} | ${result.latency.p99} | ${result.errors + result.non2xx} | ${logins.ok}/${STAFF} | ${logins.slowestMs.toFixed(0)} | ${peakRssMiB(fixture.service.pid).toFixed(0)} |`,
       );
     }
+    const burst = await reportBurst(
+      fixture.service.url,
+      await seedAccounts(fixture.sql, REPORT_ENTRIES),
+      nodeIds,
+    );
+    const logins = await burst.logins;
+    lines.push(
+      `| POST /internal/traffic, ${REPORTS} × ${REPORT_ENTRIES.toLocaleString('en')} entries at once | – | ${burst.slowestMs.toFixed(0)} (slowest) | ${REPORTS - burst.ok} | ${logins.ok}/${STAFF} | ${logins.slowestMs.toFixed(0)} | ${peakRssMiB(fixture.service.pid).toFixed(0)} |`,
+    );
     const peak = peakRssMiB(fixture.service.pid);
     lines.push(
       `service peak resident memory (VmHWM): ${peak.toFixed(0)} MiB = ${(peak * 1.048576).toFixed(0)} MB (target: under 250 MB) ${peak < TARGET_MIB ? 'PASS' : 'FAIL'}`,
@@ -75,6 +91,44 @@ async function main(): Promise<void> {
     process.stdout.write(lines.join('\n'));
   } finally {
     await fixture.close();
+  }
+}
+
+/**
+ * 50 reports of 10,000 entries (about 0.9 MB of JSON each) posted at once, each from another node;
+ * 50 staff sign in while they are applied.
+ */
+async function reportBurst(
+  base: string,
+  userIds: string[],
+  nodeIds: string[],
+): Promise<{ ok: number; slowestMs: number; logins: ReturnType<typeof staffLogins> }> {
+  const payloads = Array.from({ length: REPORTS }, (_, r) =>
+    Buffer.from(
+      JSON.stringify({
+        node_id: nodeIds[r % nodeIds.length],
+        report_id: randomUUID(),
+        entries: userIds.map((id, i) => ({ user_id: id, bytes_up: 1000 + i, bytes_down: r })),
+      }),
+    ),
+  );
+  const agent = new Agent({ keepAlive: true, maxSockets: REPORTS });
+  const url = new URL(`${base}/internal/traffic`);
+  try {
+    const sent = payloads.map(async (payload) => {
+      const started = performance.now();
+      const answer = await postReport(url, payload, agent);
+      return { ok: answer.status === 200, ms: performance.now() - started };
+    });
+    const logins = STAFF > 0 ? staffLogins(base, 99) : Promise.resolve({ ok: 0, slowestMs: 0 });
+    const results = await Promise.all(sent);
+    return {
+      ok: results.filter((result) => result.ok).length,
+      slowestMs: Math.max(...results.map((result) => result.ms)),
+      logins,
+    };
+  } finally {
+    agent.destroy();
   }
 }
 

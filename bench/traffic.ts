@@ -8,10 +8,11 @@
  * Entries per second.
  */
 import { randomUUID } from 'node:crypto';
-import { Agent, request } from 'node:http';
+import { Agent } from 'node:http';
 import { Client, type QueryConfig } from 'pg';
-import { SERVICE_SECRETS, startFixture } from './lib/fixture';
+import { startFixture } from './lib/fixture';
 import { loadAverage } from './lib/processes';
+import { postReport } from './lib/reports';
 import { seedAccounts, seedNodes } from './lib/seed';
 import { resetStatements, statementTimes } from './lib/statements';
 import { canonicalUuid, sortedUuids } from '../src/common/uuid';
@@ -161,45 +162,6 @@ async function main(): Promise<void> {
     await bare.end().catch(() => undefined);
     await fixture.close();
   }
-}
-
-/**
- * POSTs a report's bytes as a node's proxy would: `node:http` on a kept-alive connection. Not
- * `fetch`: measured with the system-wide monotonic clock on both sides, undici took about 3.4 ms
- * of each 10,000-entry report before the service saw the request (its web streams), which is the
- * client library's time, not the service's.
- */
-function postReport(
-  url: URL,
-  payload: Buffer,
-  agent: Agent,
-): Promise<{ status: number; text: string }> {
-  return new Promise((resolve, reject) => {
-    const sending = request(
-      url,
-      {
-        method: 'POST',
-        agent,
-        headers: {
-          'content-type': 'application/json',
-          'content-length': payload.length,
-          'x-internal-secret': SERVICE_SECRETS.INTERNAL_SECRET,
-        },
-      },
-      (response) => {
-        const chunks: Buffer[] = [];
-        response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('error', reject);
-        response.on('end', () =>
-          resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString() }),
-        );
-      },
-    );
-    sending.on('error', reject);
-    // A hung service fails the run instead of stalling it.
-    sending.setTimeout(60_000, () => sending.destroy(new Error('no answer within 60 s')));
-    sending.end(payload);
-  });
 }
 
 main().catch((error: unknown) => {

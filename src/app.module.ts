@@ -41,6 +41,8 @@ export class AppModule {
           migrationsRun: settings.migrationsRun,
           statementTimeoutMs: settings.dbStatementTimeoutMs,
           poolWaitMs: settings.dbPoolWaitMs,
+          pooler: settings.dbPooler,
+          directUrl: settings.databaseDirectUrl,
         }),
         ...(schedule ? [ScheduleModule.forRoot()] : []),
         MetricsModule,

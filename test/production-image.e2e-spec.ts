@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
+import { processTree, serviceMemoryMiB } from '../bench/lib/processes';
 import { imageEnvironment } from '../scripts/lib/image-env';
 import { MIGRATIONS } from '../migrations';
 import { TEST_SECRETS } from './harness/app';
@@ -296,10 +297,8 @@ describe('the production image, laid out without an engine', () => {
     });
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const residentMb = (): number => {
-      const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
-      return (Number(/VmRSS:\s+(\d+) kB/.exec(status)![1]) * 1024) / 1e6;
-    };
+    // The launcher's own memory and its child's, which runs the service (src/system/allocator.ts).
+    const residentMb = (): number => (serviceMemoryMiB(child.pid!, 'VmRSS') * 1024 * 1024) / 1e6;
     try {
       await waitHealthy(port, child, 90_000).catch((error: Error) => {
         throw new Error(`${error.message}:\n${stderr}`);
@@ -316,6 +315,13 @@ describe('the production image, laid out without an engine', () => {
           await response.arrayBuffer();
           return response.status;
         });
+      // Started with no allocator variable, the service runs with the one it needs.
+      expect(imageEnvironment(ROOT)).not.toHaveProperty('MALLOC_MMAP_THRESHOLD_');
+      const service = processTree(child.pid!).at(-1)!;
+      expect(service).not.toBe(child.pid);
+      expect(readFileSync(`/proc/${service}/environ`, 'utf8').split('\0')).toContain(
+        'MALLOC_MMAP_THRESHOLD_=131072',
+      );
       const idle = residentMb();
       let peak = idle;
       const sampler = setInterval(() => (peak = Math.max(peak, residentMb())), 250);

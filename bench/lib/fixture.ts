@@ -3,6 +3,8 @@
  * databases, the built service (`node dist/main.js`) as an operator runs it (NODE_ENV=production,
  * the default LOG_LEVEL, its log lines written to a file) and the reference server
  * `bench/reference/baseline-b.mjs`, each in its own process. Everything is deleted on close.
+ * BENCH_POOLER=pgbouncer puts a real PgBouncer in transaction mode (BENCH_PGBOUNCER_POOL server
+ * connections, 20 by default) between the service and its database, with DB_POOLER=pgbouncer.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import {
@@ -19,6 +21,7 @@ import { join, resolve } from 'node:path';
 import { Client } from 'pg';
 import { startEmbeddedPostgres } from '../../src/database/embedded-postgres';
 import { imageEnvironment } from '../../scripts/lib/image-env';
+import { type PgBouncer, startPgBouncer } from '../../test/harness/pgbouncer';
 import { freePort } from './load';
 
 const ROOT = resolve(__dirname, '..', '..');
@@ -34,7 +37,10 @@ export interface Fixture {
   dir: string;
   service: Server & { logFile: string; env: Record<string, string> };
   baseline: Server;
+  /** The service's database itself (not through PgBouncer). */
   serviceDatabaseUrl: string;
+  /** How the service reaches its database, for the printed figures. */
+  databasePath: string;
   postmasterPid: number;
   sql(text: string, params?: unknown[]): Promise<Record<string, unknown>[]>;
   close(): Promise<void>;
@@ -48,7 +54,13 @@ export const SERVICE_SECRETS = {
   SEED_PEPPER: 'bench-seed-pepper-0123456789abcdefghijklmn',
 };
 
-export async function startFixture(options: { statements?: boolean } = {}): Promise<Fixture> {
+export async function startFixture(
+  options: {
+    statements?: boolean;
+    /** False: none of the Dockerfile's ENV lines, the service started exactly as `node dist/main.js`. */
+    imageEnv?: boolean;
+  } = {},
+): Promise<Fixture> {
   if (!existsSync(join(ROOT, 'dist', 'main.js'))) throw new Error('run `npm run build` first');
   if (!existsSync(BASELINE_B)) throw new Error(`the reference server is missing: ${BASELINE_B}`);
   const dir = mkdtempSync(join(tmpdir(), 'bench-'));
@@ -69,8 +81,10 @@ export async function startFixture(options: { statements?: boolean } = {}): Prom
     ],
   });
   const children: ChildProcess[] = [];
+  let bouncer: PgBouncer | undefined;
   const close = async (): Promise<void> => {
     await Promise.all(children.map(stopChild));
+    await bouncer?.stop();
     await pg.stop();
     rmSync(dir, { recursive: true, force: true });
   };
@@ -84,6 +98,13 @@ export async function startFixture(options: { statements?: boolean } = {}): Prom
     await admin.query('CREATE DATABASE bench_b');
     await admin.end();
     const serviceDatabaseUrl = pg.url.replace(/\/app$/, '/bench_service');
+    const poolSize = Number(process.env.BENCH_PGBOUNCER_POOL ?? 20);
+    if (process.env.BENCH_POOLER === 'pgbouncer') {
+      bouncer = await startPgBouncer(serviceDatabaseUrl, { poolSize, maxClients: 200 });
+    }
+    const databasePath = bouncer
+      ? `through PgBouncer (transaction mode, default_pool_size = ${poolSize}), DB_POOLER=pgbouncer`
+      : 'direct to PostgreSQL';
 
     const logFile = join(dir, 'service.log');
     const servicePort = await freePort();
@@ -92,7 +113,10 @@ export async function startFixture(options: { statements?: boolean } = {}): Prom
       NODE_ENV: 'production',
       HOST: '127.0.0.1',
       PORT: String(servicePort),
-      DATABASE_URL: serviceDatabaseUrl,
+      // On, as by default, on a port of its own: other benchmarks may run at the same time.
+      METRICS_PORT: String(await freePort()),
+      DATABASE_URL: bouncer?.url ?? serviceDatabaseUrl,
+      ...(bouncer ? { DB_POOLER: 'pgbouncer', DATABASE_DIRECT_URL: serviceDatabaseUrl } : {}),
       MIGRATIONS_RUN: 'true',
       DATA_DIR: dir,
       // The staff logins come from many addresses, as they would through a reverse proxy.
@@ -102,7 +126,9 @@ export async function startFixture(options: { statements?: boolean } = {}): Prom
       // No load balancer to wait for: SIGTERM stops at once.
       SHUTDOWN_DRAIN_S: '0',
       // As the image runs it (the Dockerfile's ENV lines); BENCH_IMAGE_ENV=0 leaves them out.
-      ...(process.env.BENCH_IMAGE_ENV === '0' ? {} : imageEnvironment(ROOT)),
+      ...(process.env.BENCH_IMAGE_ENV === '0' || options.imageEnv === false
+        ? {}
+        : imageEnvironment(ROOT)),
       // BENCH_NODE_OPTIONS: V8 flags to try on the service instead of the image's.
       ...(process.env.BENCH_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS } : {}),
     };
@@ -143,6 +169,7 @@ export async function startFixture(options: { statements?: boolean } = {}): Prom
       service: { url: serviceUrl, pid: service.pid!, logFile, env: serviceEnv },
       baseline: { url: baselineUrl, pid: baseline.pid! },
       serviceDatabaseUrl,
+      databasePath,
       postmasterPid,
       sql,
       close,

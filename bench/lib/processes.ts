@@ -21,9 +21,12 @@ function cpuOf(pid: number, withReapedChildren: boolean): number | null {
   return (ticks * 1_000_000) / TICKS_PER_S;
 }
 
-/** CPU microseconds used so far by one process. */
+/**
+ * CPU microseconds used so far by a process and its live descendants: `node dist/main.js` is a
+ * launcher whose child runs the service (src/system/allocator.ts).
+ */
 export function processCpuUs(pid: number): number {
-  return cpuOf(pid, false) ?? 0;
+  return processTree(pid).reduce((sum, each) => sum + (cpuOf(each, false) ?? 0), 0);
 }
 
 function parentOf(pid: number): number | null {
@@ -48,12 +51,40 @@ export function serverTreeCpuUs(postmasterPid: number): number {
   return total;
 }
 
-/** A process's peak resident memory so far (`VmHWM`), in MiB. */
-export function peakRssMiB(pid: number): number {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kib = Number(/^VmHWM:\s+(\d+) kB/m.exec(status)?.[1] ?? NaN);
-  return kib / 1024;
+/** `pid` and its live descendants, parents first. */
+export function processTree(pid: number): number[] {
+  const parents = new Map<number, number>();
+  for (const entry of readdirSync('/proc')) {
+    const each = Number(entry);
+    const parent = Number.isInteger(each) ? parentOf(each) : null;
+    if (parent !== null) parents.set(each, parent);
+  }
+  const tree = [pid];
+  for (let i = 0; i < tree.length; i++) {
+    for (const [child, parent] of parents) if (parent === tree[i]) tree.push(child);
+  }
+  return tree;
 }
+
+function statusKiB(pid: number, field: string): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
+}
+
+/**
+ * The resident memory of the process that runs the service, in MiB: `VmHWM`, the peak so far, or
+ * `VmRSS`, now. Under the launcher (src/system/allocator.ts) that is the child's plus the
+ * launcher's own anonymous memory: its code pages are the same file pages as the child's.
+ */
+export function serviceMemoryMiB(pid: number, field: 'VmHWM' | 'VmRSS'): number {
+  const [launcher, ...children] = processTree(pid);
+  const service = children.at(-1);
+  if (service === undefined) return statusKiB(launcher, field) / 1024;
+  return (statusKiB(service, field) + statusKiB(launcher, 'RssAnon')) / 1024;
+}
+
+/** The service's peak resident memory so far, in MiB (see `serviceMemoryMiB`). */
+export const peakRssMiB = (pid: number): number => serviceMemoryMiB(pid, 'VmHWM');
 
 /** The machine's load averages (1, 5 and 15 minutes), to print beside the figures. */
 export function loadAverage(): string {

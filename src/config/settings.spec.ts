@@ -75,6 +75,33 @@ describe('loadSettings', () => {
     ]);
   });
 
+  it('takes a transaction pooler only with the direct URL its locks need', () => {
+    const pooler = 'postgresql://vpn@127.0.0.1:6432/vpn';
+    const direct = 'postgresql://vpn@127.0.0.1:5432/vpn';
+    expect(loadSettings({ ...SECRETS, DATABASE_URL: pooler })).toMatchObject({
+      dbPooler: 'none',
+      databaseDirectUrl: null,
+      dbStartupWaitS: 60,
+    });
+    expect(problemsOf({ ...SECRETS, DATABASE_URL: pooler, DB_POOLER: 'pgbouncer' })).toEqual([
+      expect.stringMatching(/^DB_POOLER: .*DATABASE_DIRECT_URL/),
+    ]);
+    expect(problemsOf({ ...SECRETS, DB_POOLER: 'pgbouncer', DATABASE_DIRECT_URL: direct })).toEqual(
+      [expect.stringMatching(/^DB_POOLER: .*DATABASE_URL/)],
+    );
+    expect(
+      loadSettings({
+        ...SECRETS,
+        DATABASE_URL: pooler,
+        DB_POOLER: 'pgbouncer',
+        DATABASE_DIRECT_URL: direct,
+      }),
+    ).toMatchObject({ dbPooler: 'pgbouncer', databaseDirectUrl: direct });
+    expect(problemsOf({ ...SECRETS, DB_POOLER: 'odyssey' })).toEqual([
+      expect.stringMatching(/^DB_POOLER/),
+    ]);
+  });
+
   it('does not run migrations against an external database unless asked', () => {
     const url = 'postgresql://u:p@db.example:5432/app';
     expect(loadSettings({ ...SECRETS, DATABASE_URL: url }).migrationsRun).toBe(false);

@@ -12,6 +12,18 @@ export interface Settings {
   /** Unset means: start an embedded PostgreSQL under `dataDir`. */
   readonly databaseUrl: string | null;
   readonly migrationsRun: boolean;
+  /**
+   * What `DATABASE_URL` points at: PostgreSQL itself (`none`), or a transaction-mode pooler
+   * (`pgbouncer`: no named prepared statements, no session parameters at connect).
+   */
+  readonly dbPooler: 'none' | 'pgbouncer';
+  /**
+   * PostgreSQL itself when `DATABASE_URL` is a pooler: the locks that outlive a transaction (jobs,
+   * bot polling, migrations at start) hold their connections here. Required with a pooler.
+   */
+  readonly databaseDirectUrl: string | null;
+  /** At start, how long an unreachable or refusing database is waited for before exiting. */
+  readonly dbStartupWaitS: number;
   /** Longest a statement of the service may run; 0 means no limit. */
   readonly dbStatementTimeoutMs: number;
   /**
@@ -103,6 +115,11 @@ export interface Settings {
   readonly bodyLimit: string;
   readonly bodyLimitLarge: string;
   /**
+   * Bytes of large bodies (traffic reports) being read, parsed, waiting or applied at once; more
+   * wait, unread, until some are answered.
+   */
+  readonly largeBodiesInMemory: string;
+  /**
    * Which `X-Forwarded-For` entries to believe: false (none), a number of proxy hops, or the
    * proxies' addresses and CIDRs. Never "all": the left-most entry is whatever the client wrote.
    */
@@ -184,6 +201,9 @@ export function loadSettings(env: Env = process.env): Settings {
     dataDir,
     databaseUrl,
     migrationsRun: read.bool('MIGRATIONS_RUN', databaseUrl === null),
+    dbPooler: read.oneOf('DB_POOLER', ['none', 'pgbouncer'] as const, 'none'),
+    databaseDirectUrl: read.optionalUrl('DATABASE_DIRECT_URL', ['postgres:', 'postgresql:']),
+    dbStartupWaitS: read.int('DB_STARTUP_WAIT_S', 60, 1, 3600),
     dbStatementTimeoutMs: read.int('DB_STATEMENT_TIMEOUT_MS', 30_000, 0, 3_600_000),
     dbPoolWaitMs: read.int('DB_POOL_WAIT_MS', 5_000, 100, 60_000),
     shutdownGraceS: read.int('SHUTDOWN_GRACE_S', 25, 0, 600),
@@ -243,6 +263,7 @@ export function loadSettings(env: Env = process.env): Settings {
     docsEnabled: read.bool('DOCS_ENABLED', nodeEnv !== 'production'),
     bodyLimit: read.byteSize('BODY_LIMIT', '64kb'),
     bodyLimitLarge: read.byteSize('BODY_LIMIT_LARGE', '4mb'),
+    largeBodiesInMemory: read.byteSize('LARGE_BODIES_IN_MEMORY', '4mb'),
     trustProxy: read.trustProxy('TRUST_PROXY'),
     http: {
       headersTimeoutMs: read.int('HTTP_HEADERS_TIMEOUT_MS', 10_000, 100, 120_000),
@@ -264,6 +285,11 @@ export function loadSettings(env: Env = process.env): Settings {
     },
   };
 
+  if (settings.dbPooler !== 'none' && (!settings.databaseUrl || !settings.databaseDirectUrl)) {
+    problems.push(
+      `DB_POOLER: ${settings.dbPooler} needs DATABASE_URL (the pooler) and DATABASE_DIRECT_URL (PostgreSQL itself, for the locks that outlive a transaction)`,
+    );
+  }
   if (settings.botMode === 'webhook' && !settings.botWebhookSecret) {
     problems.push('BOT_WEBHOOK_SECRET: required when BOT_MODE=webhook');
   }

@@ -1,12 +1,29 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable, type OnApplicationShutdown, Optional } from '@nestjs/common';
 import { Propagation, TransactionHost } from '@nestjs-cls/transactional';
 import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
 import { sqlRows } from './sql';
+
+/**
+ * PostgreSQL itself, when the service's pool goes through a transaction-mode pooler
+ * (`DATABASE_DIRECT_URL`): the locks below that outlive one statement hold their connections
+ * here. Through the pooler, a session's lock would stay on a server connection that other
+ * transactions then get, and a long lock transaction would keep one of the pooler's few server
+ * connections from everyone else.
+ */
+export const LOCK_DATA_SOURCE = Symbol('LOCK_DATA_SOURCE');
 
 /** PostgreSQL advisory locks, the one way jobs and writers serialise on something without a row. */
 @Injectable()
-export class AdvisoryLocks {
-  constructor(private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>) {}
+export class AdvisoryLocks implements OnApplicationShutdown {
+  constructor(
+    private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
+    @Optional() @Inject(LOCK_DATA_SOURCE) private readonly direct?: DataSource | null,
+  ) {}
+
+  async onApplicationShutdown(): Promise<void> {
+    if (this.direct?.isInitialized) await this.direct.destroy();
+  }
 
   /**
    * Waits for the lock of `name` and holds it until the current transaction ends: changes of a
@@ -26,9 +43,9 @@ export class AdvisoryLocks {
    * the lock's transaction, so its own transactions commit or fail one by one.
    */
   tryWithLock<T>(key: number, work: () => Promise<T>): Promise<T | null> {
-    return this.txHost.withTransaction(Propagation.RequiresNew, async () => {
+    return this.lockTransaction(async (tx) => {
       const [row] = await sqlRows<{ locked: boolean }>(
-        this.txHost.tx,
+        tx,
         'SELECT pg_try_advisory_xact_lock($1) AS locked',
         [key],
       );
@@ -42,10 +59,16 @@ export class AdvisoryLocks {
    * at once. `work` runs outside the lock's transaction, as with `tryWithLock`.
    */
   withLock<T>(key: number, work: () => Promise<T>): Promise<T> {
-    return this.txHost.withTransaction(Propagation.RequiresNew, async () => {
-      await this.txHost.tx.query('SELECT pg_advisory_xact_lock($1)', [key]);
+    return this.lockTransaction(async (tx) => {
+      await tx.query('SELECT pg_advisory_xact_lock($1)', [key]);
       return this.txHost.withoutTransaction(work);
     });
+  }
+
+  /** `inside` in a transaction of its own: on the direct connection when there is one. */
+  private lockTransaction<T>(inside: (tx: EntityManager) => Promise<T>): Promise<T> {
+    if (this.direct) return this.direct.transaction(inside);
+    return this.txHost.withTransaction(Propagation.RequiresNew, () => inside(this.txHost.tx));
   }
 
   /**
@@ -55,7 +78,7 @@ export class AdvisoryLocks {
    * connection drops.
    */
   async hold(key: number): Promise<HeldLock | null> {
-    const runner = this.txHost.tx.connection.createQueryRunner();
+    const runner = (this.direct ?? this.txHost.tx.connection).createQueryRunner();
     await runner.connect();
     try {
       const [row] = await sqlRows<{ locked: boolean }>(

@@ -1,8 +1,11 @@
 import { DataSource } from 'typeorm';
 import { dataSourceOptions } from './data-source';
 
-/** The TypeORM CLI's data source (`npm run migration:*`): `DATABASE_URL` names the database. */
-const url = process.env.DATABASE_URL;
+/**
+ * The TypeORM CLI's data source (`npm run migration:*`): `DATABASE_DIRECT_URL` names the database
+ * when the service goes through a pooler (migrations apply to PostgreSQL itself), else `DATABASE_URL`.
+ */
+const url = process.env.DATABASE_DIRECT_URL || process.env.DATABASE_URL;
 if (!url) {
   // One line, not the CLI's stack trace of a failed data source load.
   process.stderr.write(

@@ -22,6 +22,8 @@ export function startCommandContext(
       imports: [
         DatabaseModule.forRoot(databaseUrl, {
           migrationsRun: settings.migrationsRun,
+          pooler: settings.dbPooler,
+          directUrl: settings.databaseDirectUrl,
           // @Transactional() finds its host per process by connection name: a command run in a
           // process that also hosts the app (the tests) must not take the app's place.
           connectionName: 'command',

@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { type DataSourceOptions } from 'typeorm';
 import { ENTITIES } from './entities';
 import { loadMigrations } from './migrations';
+import { withoutNamedStatements } from './sql';
 import { SnakeNamingStrategy } from './naming-strategy';
 
 /**
@@ -16,6 +17,40 @@ const DEFAULT_POOL_WAIT_MS = 30_000;
  */
 export const IDLE_IN_TRANSACTION_TIMEOUT_MS = 300_000;
 
+/** What `DATABASE_URL` points at (the `DB_POOLER` setting). */
+export type DbPooler = 'none' | 'pgbouncer';
+
+export interface ConnectionOptions {
+  /** The service's DB_STATEMENT_TIMEOUT_MS; 0 or unset: no bound (the CLI, so long migrations finish). */
+  statementTimeoutMs?: number;
+  /** `pgbouncer`: a transaction-mode pooler; see `sessionParameters` and `preparedRows`. */
+  pooler?: DbPooler;
+  /** Connections the pool opens at most. */
+  poolSize?: number;
+  /**
+   * The longest a query waits for a connection (the service's DB_POOL_WAIT_MS; 30 s for the
+   * one-off commands and the CLI).
+   */
+  poolWaitMs?: number;
+}
+
+/**
+ * The parameters each connection sends when it opens, applying to its whole session. None through
+ * a transaction-mode pooler: PgBouncer refuses the connection when it sees one it does not know,
+ * and the session is not ours anyway (each transaction gets whichever server connection is free).
+ * There the role's own settings bound statements (docs/operations.md, "Behind PgBouncer").
+ */
+export function sessionParameters({
+  statementTimeoutMs = 0,
+  pooler = 'none',
+}: ConnectionOptions): Record<string, number> {
+  if (pooler !== 'none') return {};
+  return {
+    idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_TIMEOUT_MS,
+    ...(statementTimeoutMs > 0 ? { statement_timeout: statementTimeoutMs } : {}),
+  };
+}
+
 /**
  * The one definition of the database connection, used by the app, the tests and the TypeORM CLI.
  * The pool heals by itself after a PostgreSQL restart: connections the server ended are dropped,
@@ -25,17 +60,15 @@ export const IDLE_IN_TRANSACTION_TIMEOUT_MS = 300_000;
  * query's wait for a connection: a free one from the pool (a burst of traffic reports queues here
  * instead of failing; statements held by a lock keep every connection busy) or a new one from a
  * server that does not answer (a network cut; a stopped server refuses at once). Past it the query
- * fails, and the request is answered 503, instead of waiting out the lock.
+ * fails, and the request is answered 503, instead of waiting out the lock. Behind a pooler
+ * (`pooler`), the data source is marked so that `preparedRows` names no statement.
  */
 export function dataSourceOptions(
   url: string,
   extra: Partial<DataSourceOptions> = {},
-  {
-    statementTimeoutMs = 0,
-    poolWaitMs = DEFAULT_POOL_WAIT_MS,
-  }: { statementTimeoutMs?: number; poolWaitMs?: number } = {},
+  connection: ConnectionOptions = {},
 ): DataSourceOptions {
-  return {
+  const options = {
     type: 'postgres',
     url,
     entities: ENTITIES,
@@ -47,13 +80,15 @@ export function dataSourceOptions(
     synchronize: false,
     migrationsRun: false,
     extra: {
-      max: 20,
-      connectionTimeoutMillis: poolWaitMs,
+      max: connection.poolSize ?? 20,
+      connectionTimeoutMillis: connection.poolWaitMs ?? DEFAULT_POOL_WAIT_MS,
       keepAlive: true,
       keepAliveInitialDelayMillis: 10_000,
-      idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_TIMEOUT_MS,
-      ...(statementTimeoutMs > 0 ? { statement_timeout: statementTimeoutMs } : {}),
+      ...sessionParameters(connection),
     },
     ...extra,
   } as DataSourceOptions;
+  return connection.pooler && connection.pooler !== 'none'
+    ? withoutNamedStatements(options)
+    : options;
 }

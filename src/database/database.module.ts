@@ -7,8 +7,15 @@ import {
 } from '@nestjs-cls/transactional';
 import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { ClsModule } from 'nestjs-cls';
-import { AdvisoryLocks } from './advisory-lock';
-import { dataSourceOptions } from './data-source';
+import { DataSource } from 'typeorm';
+import { AdvisoryLocks, LOCK_DATA_SOURCE } from './advisory-lock';
+import { type ConnectionOptions, dataSourceOptions } from './data-source';
+
+/**
+ * Connections on the direct URL: one per lock held at once (each periodic job, bot polling, the
+ * wallet reader), closed again when idle.
+ */
+const LOCK_POOL_SIZE = 10;
 
 /**
  * The database and the one way to say "these writes commit together": a service method marked
@@ -20,14 +27,15 @@ import { dataSourceOptions } from './data-source';
 export class DatabaseModule {
   static forRoot(
     databaseUrl: string,
-    options: {
+    options: ConnectionOptions & {
       migrationsRun: boolean;
       connectionName?: string;
-      statementTimeoutMs?: number;
-      poolWaitMs?: number;
+      /** PostgreSQL itself when `databaseUrl` is a pooler; see `LOCK_DATA_SOURCE`. */
+      directUrl?: string | null;
     },
   ): DynamicModule {
-    const { connectionName, statementTimeoutMs, poolWaitMs, ...dataSource } = options;
+    const { connectionName, statementTimeoutMs, poolWaitMs, pooler, directUrl, ...dataSource } =
+      options;
     // Repositories inject the unnamed host; a named one stands in for it.
     const hostAlias = connectionName
       ? [{ provide: TransactionHost, useExisting: getTransactionHostToken(connectionName) }]
@@ -36,7 +44,7 @@ export class DatabaseModule {
       module: DatabaseModule,
       imports: [
         TypeOrmModule.forRoot(
-          dataSourceOptions(databaseUrl, dataSource, { statementTimeoutMs, poolWaitMs }),
+          dataSourceOptions(databaseUrl, dataSource, { statementTimeoutMs, poolWaitMs, pooler }),
         ),
         ClsModule.forRoot({
           global: true,
@@ -49,7 +57,23 @@ export class DatabaseModule {
           ],
         }),
       ],
-      providers: [AdvisoryLocks, ...hostAlias],
+      providers: [
+        AdvisoryLocks,
+        ...hostAlias,
+        {
+          provide: LOCK_DATA_SOURCE,
+          useFactory: () =>
+            directUrl
+              ? new DataSource(
+                  dataSourceOptions(
+                    directUrl,
+                    { entities: [], migrations: [] },
+                    { statementTimeoutMs, poolSize: LOCK_POOL_SIZE },
+                  ),
+                ).initialize()
+              : null,
+        },
+      ],
       exports: [AdvisoryLocks, ...hostAlias],
     };
   }

@@ -13,7 +13,7 @@ const MIGRATION_LOCK = 4_180_377_201;
  * Returns the names of the migrations applied by this call.
  */
 export async function runMigrationsLocked(url: string): Promise<string[]> {
-  const dataSource = new DataSource(dataSourceOptions(url, { extra: { max: 2 } }));
+  const dataSource = new DataSource(dataSourceOptions(url, {}, { poolSize: 2 }));
   await dataSource.initialize();
   const lockHolder = dataSource.createQueryRunner();
   try {

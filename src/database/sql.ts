@@ -23,11 +23,28 @@ export async function sqlRows<T>(
 }
 
 /**
+ * Marks a data source's options: its connections go through a transaction-mode pooler, where a
+ * named statement prepared on one server connection is missing, or already there, on the next
+ * (`prepared statement "…" already exists`). A symbol, so TypeORM and pg never read it; it
+ * survives the copies TypeORM's Nest module makes of the options.
+ */
+const UNNAMED_STATEMENTS = Symbol('unnamedStatements');
+
+export function withoutNamedStatements<T extends object>(options: T): T {
+  return Object.assign(options, { [UNNAMED_STATEMENTS]: true });
+}
+
+function namedStatementsAllowed(runner: DataSource | EntityManager): boolean {
+  const options = 'manager' in runner ? runner.options : runner.connection.options;
+  return !(options as { [UNNAMED_STATEMENTS]?: boolean })[UNNAMED_STATEMENTS];
+}
+
+/**
  * Like `sqlRows`, as a named prepared statement: PostgreSQL parses and plans it once per
  * connection instead of on every call. For the statements every signed-in request or traffic batch
  * runs, where planning cost several times the execution; not for one whose best plan depends on
  * its parameters' size (PostgreSQL may settle on one generic plan). `name` must be unique to this
- * exact `sql`.
+ * exact `sql`. A data source behind a transaction pooler (`withoutNamedStatements`) runs it unnamed.
  */
 export function preparedRows<T>(
   runner: DataSource | EntityManager,
@@ -35,6 +52,8 @@ export function preparedRows<T>(
   sql: string,
   params: unknown[],
 ): Promise<T[]> {
+  // Behind a pooler: an unnamed statement, parsed and planned on each call.
+  if (!namedStatementsAllowed(runner)) return sqlRows<T>(runner, sql, params);
   // TypeORM hands its argument to pg's client.query unchanged, and pg takes a query config with
   // a name there; TypeORM's typings only know plain text.
   return sqlRows<T>(runner, { name, text: sql } as unknown as string, params);

@@ -23,7 +23,7 @@ export interface BillingWorld {
 export async function startBillingWorld(
   rates: Record<string, string>,
   env: Record<string, string> = {},
-  options: { schedule?: boolean } = {},
+  options: Parameters<typeof startTestApp>[1] = {},
 ): Promise<BillingWorld> {
   const [tonapi, toncenter, botApi] = await Promise.all([
     startFakeTonapi(rates),

@@ -1,0 +1,213 @@
+import { Logger } from '@nestjs/common';
+import type { Logger as PinoLogger } from 'pino';
+import type { Server } from 'node:http';
+import { join } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
+import { API_PREFIX, createApp } from './app.factory';
+import { runCreateOwner } from './auth/create-owner.command';
+import { runSeedDemo } from './billing/seed-demo.command';
+import { processLogger } from './common/logging';
+import { runResealSecrets } from './nodes/reseal-secrets.command';
+import { loadSettings, type Settings, SettingsError } from './config/settings';
+import { startEmbeddedPostgres } from './database/embedded-postgres';
+import { runMigrationsLocked } from './database/migrate';
+import { waitForDatabase } from './database/wait-for-database';
+import { MetricsServer } from './metrics/metrics-server';
+import { stopWithLauncher } from './system/allocator';
+import { gracefulClose } from './system/shutdown';
+
+async function main(): Promise<void> {
+  const settings = loadSettingsOrExit();
+  const log = processLogger(settings);
+  boundHeapGrowth(settings);
+  let database: OpenDatabase | undefined;
+  let app: Awaited<ReturnType<typeof createApp>> | undefined;
+
+  // The first SIGTERM or SIGINT drains and stops (see gracefulClose); a second one, such as a
+  // second Ctrl-C, stops at once, cutting whatever is in flight.
+  let signals = 0;
+  const shutdown = async (signal: string): Promise<void> => {
+    if (++signals > 1) {
+      log.warn({ context: 'Main' }, `${signal} received again, stopping now`);
+      process.exit(1);
+    }
+    log.info(
+      { context: 'Main' },
+      `${signal} received, shutting down: draining for ${settings.shutdownDrainS} s, done within ` +
+        `${settings.shutdownGraceS} s (send it again to stop at once)`,
+    );
+    let closed = true;
+    if (app) {
+      closed = await gracefulClose(app, {
+        drainMs: settings.shutdownDrainS * 1000,
+        graceMs: settings.shutdownGraceS * 1000,
+      }).catch(() => false);
+    }
+    await database?.stop().catch(() => undefined);
+    process.exit(closed ? 0 : 1);
+  };
+  process.on('SIGINT', (signal) => void shutdown(signal));
+  process.on('SIGTERM', (signal) => void shutdown(signal));
+  // Under the launcher (system/allocator.ts): stop when it goes away without passing a signal on.
+  stopWithLauncher(() => void shutdown('launcher gone'));
+
+  const command = process.argv.includes('--create-owner')
+    ? runCreateOwner
+    : process.argv.includes('--seed-demo')
+      ? runSeedDemo
+      : process.argv.includes('--reseal-secrets')
+        ? runResealSecrets
+        : null;
+  try {
+    // A command run beside the service shares its embedded database instead of starting another.
+    database = await openDatabase(settings, log, command !== null);
+    await waitForDatabases(settings, database);
+    if (settings.migrationsRun) {
+      // Behind a pooler, on PostgreSQL itself: the migration lock is held for the whole session.
+      const applied = await runMigrationsLocked(settings.databaseDirectUrl ?? database.url);
+      if (applied.length > 0) {
+        log.info({ context: 'Migrations' }, `applied ${applied.join(', ')}`);
+      }
+    }
+    // Applied above under the lock: nothing after this point migrates again.
+    const ready: Settings = { ...settings, migrationsRun: false };
+    if (command) {
+      const code = await command(ready, database.url);
+      await database.stop();
+      process.exit(code);
+    }
+    app = await createApp({ settings: ready, databaseUrl: database.url, schedule: true });
+    await app.listen(settings.port, settings.host);
+    await app.get(MetricsServer).start();
+    logBanner(settings, app.getHttpServer() as Server, database.description);
+  } catch (error) {
+    // On stderr and whatever LOG_LEVEL says: a failed start is always told.
+    processLogger({ ...settings, logLevel: 'fatal' }, 2).fatal(
+      { context: 'Main' },
+      `start-up failed: ${error instanceof Error ? error.message : String(error)}`,
+    );
+    await app?.close().catch(() => undefined);
+    await database?.stop().catch(() => undefined);
+    process.exit(1);
+  }
+}
+
+/**
+ * Left to itself, V8 lets garbage that outlived a few young collections (every request that waits,
+ * on a password hash or the database, leaves some) pile up in the old generation for a long time:
+ * a minute of failed sign-ins took the heap from 60 to 130 MB and the process to 245 MB resident.
+ * A full collection once the old generation is HEAP_GROWING_PERCENT past what the last one kept
+ * bounds that. The bound costs CPU under steady load, since every full collection marks the whole
+ * heap: at 20%, GET /nodes/routing spent about 580 µs a request, at 100% (the default) 426, with
+ * V8's own policy 391; `bench:memory` peaked at 190, 235 and about 285 MB (bench/RESULTS.md). The
+ * flag is read at every full collection, so setting it here, before the application allocates,
+ * takes effect; NODE_OPTIONS does not accept it.
+ */
+function boundHeapGrowth(settings: Settings): void {
+  if (settings.heapGrowingPercent > 0) {
+    setFlagsFromString(`--heap-growing-percent=${settings.heapGrowingPercent}`);
+  }
+}
+
+function loadSettingsOrExit(): Settings {
+  try {
+    return loadSettings();
+  } catch (error) {
+    if (error instanceof SettingsError) {
+      // The settings are what failed: NODE_ENV is taken as given, so that in production this line
+      // is JSON like every other.
+      const nodeEnv = process.env.NODE_ENV === 'production' ? 'production' : 'development';
+      processLogger({ nodeEnv, logLevel: 'fatal' }, 2).fatal(
+        { context: 'Settings' },
+        error.message,
+      );
+      process.exit(1);
+    }
+    throw error;
+  }
+}
+
+interface OpenDatabase {
+  url: string;
+  /** For the banner: which database this is, without its password. */
+  description: string;
+  stop(): Promise<void>;
+}
+
+async function openDatabase(
+  settings: Settings,
+  log: PinoLogger,
+  attach: boolean,
+): Promise<OpenDatabase> {
+  if (settings.databaseUrl) {
+    return {
+      url: settings.databaseUrl,
+      description: withoutPassword(settings.databaseUrl),
+      stop: async () => {},
+    };
+  }
+  const dir = join(settings.dataDir, 'postgres');
+  const embedded = await startEmbeddedPostgres({ dir, persistent: true, attach });
+  // As root the cluster itself may live elsewhere (docs/operations.md); both are named then.
+  const files =
+    embedded.clusterDir === join(dir, 'cluster')
+      ? dir
+      : `${dir} (cluster in ${embedded.clusterDir})`;
+  log.warn(
+    { context: 'Database' },
+    `DATABASE_URL is unset: using an embedded PostgreSQL, files in ${files} (development only)`,
+  );
+  return {
+    url: embedded.url,
+    description: `embedded PostgreSQL, files in ${files}`,
+    stop: () => embedded.stop(),
+  };
+}
+
+function withoutPassword(url: string): string {
+  const shown = new URL(url);
+  shown.password = '';
+  return shown.toString();
+}
+
+/**
+ * Waits, within DB_STARTUP_WAIT_S and saying why, for the database the pool uses and for the direct
+ * one the locks use, each opened as its pool opens it.
+ */
+async function waitForDatabases(settings: Settings, database: OpenDatabase): Promise<void> {
+  const statementTimeoutMs = settings.dbStatementTimeoutMs;
+  await waitForDatabase(
+    database.url,
+    `database ${database.description}`,
+    { statementTimeoutMs, pooler: settings.dbPooler },
+    settings.dbStartupWaitS,
+  );
+  if (settings.databaseDirectUrl) {
+    await waitForDatabase(
+      settings.databaseDirectUrl,
+      `direct database ${withoutPassword(settings.databaseDirectUrl)}`,
+      { statementTimeoutMs },
+      settings.dbStartupWaitS,
+    );
+  }
+}
+
+/** What a person starting the service needs first: where it is, its docs, its database. */
+function logBanner(settings: Settings, server: Server, database: string): void {
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : settings.port;
+  const anyHost = ['0.0.0.0', '::', ''].includes(settings.host);
+  const base = `http://${anyHost ? 'localhost' : settings.host}:${port}/${API_PREFIX}`;
+  const logger = new Logger('Main');
+  logger.log(`listening on ${base} (${settings.host}:${port})`);
+  if (settings.docsEnabled) {
+    logger.log(`OpenAPI UI at ${base}/docs, document at ${base}/docs-json`);
+  }
+  logger.log(`database: ${database}`);
+  logger.log(
+    'first owner: npm run create-owner (node dist/main.js --create-owner), then sign in at ' +
+      `POST ${base}/auth/admin/login`,
+  );
+}
+
+void main();
