@@ -42,7 +42,10 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
    */
   private readonly sessions: BatchQueue<SessionKey, UserWithDefaults | null>;
 
-  constructor(@Inject(SETTINGS) settings: Settings, users: AccountsRepository) {
+  constructor(
+    @Inject(SETTINGS) private readonly settings: Settings,
+    users: AccountsRepository,
+  ) {
     super({
       jwtFromRequest: accessToken,
       // passport-jwt hands the key to jsonwebtoken, which takes a KeyObject; its typings predate that.
@@ -58,7 +61,20 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
   }
 
   async validate(claims: AccessClaims): Promise<AuthUser> {
-    const { sub, sid } = claims as { sub: unknown; sid: unknown };
+    const { sub, sid, exp, iat } = claims as {
+      sub: unknown;
+      sid: unknown;
+      exp: unknown;
+      iat: unknown;
+    };
+    // jsonwebtoken checks `exp` only when it is there: a token without one would never expire.
+    if (
+      typeof exp !== 'number' ||
+      typeof iat !== 'number' ||
+      exp - iat > this.settings.accessTokenTtlS
+    ) {
+      throw new AppError('UNAUTHENTICATED', 'the access token has no expiry or too long a life');
+    }
     if (
       typeof sub !== 'string' ||
       typeof sid !== 'string' ||
