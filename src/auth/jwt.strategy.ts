@@ -60,13 +60,11 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
     );
   }
 
-  async validate(claims: AccessClaims): Promise<AuthUser> {
-    const { sub, sid, exp, iat } = claims as {
-      sub: unknown;
-      sid: unknown;
-      exp: unknown;
-      iat: unknown;
-    };
+  /** The verified payload, whatever it holds: checked here before any of it is used. */
+  async validate(
+    claims: Partial<Record<keyof AccessClaims | 'exp' | 'iat', unknown>>,
+  ): Promise<AuthUser> {
+    const { sub, sid, exp, iat } = claims;
     // jsonwebtoken checks `exp` only when it is there: a token without one would never expire.
     if (
       typeof exp !== 'number' ||

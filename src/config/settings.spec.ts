@@ -159,6 +159,30 @@ describe('loadSettings', () => {
     }
   });
 
+  it('per-address throttles by default let a carrier-grade NAT address through; global bounds cap a flood', () => {
+    const { rateLimits } = loadSettings({ ...SECRETS, DATA_DIR: dataDir() });
+    // A mobile carrier puts hundreds of subscribers behind one address: sign-ups from such an
+    // address in ten minutes, seed sign-ins, game rounds and ticket messages a minute.
+    expect(
+      rateLimits.signupPerAddress.limit / rateLimits.signupPerAddress.windowS,
+    ).toBeGreaterThanOrEqual(0.5);
+    expect(
+      rateLimits.seedLoginPerAddress.limit / rateLimits.seedLoginPerAddress.windowS,
+    ).toBeGreaterThanOrEqual(5);
+    expect(rateLimits.gameRoundsPerAddress.limit).toBeGreaterThanOrEqual(
+      20 * rateLimits.gameRoundsPerAccount.limit,
+    );
+    expect(rateLimits.ticketMessagesPerAddress.limit).toBeGreaterThanOrEqual(
+      20 * rateLimits.ticketMessagesPerAccount.limit,
+    );
+    expect(rateLimits.invoicesPerAddress.limit).toBeGreaterThanOrEqual(
+      20 * rateLimits.invoicesPerAccount.limit,
+    );
+    // ...while everyone together stays bounded.
+    expect(rateLimits.signupGlobal.limit).toBeGreaterThan(rateLimits.signupPerAddress.limit);
+    expect(rateLimits.staffLoginUnknownGlobal).toEqual({ limit: 60, windowS: 60 });
+  });
+
   it('reads throttles as limit/window and sizes as the body parser does', () => {
     const s = loadSettings({
       ...SECRETS,

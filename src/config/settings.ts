@@ -127,6 +127,10 @@ export interface RateLimit {
 export interface RateLimits {
   /** POST /auth/seed, /auth/telegram and /auth/bot/login-codes together, per address. */
   readonly signupPerAddress: RateLimit;
+  /** The same sign-ups from everyone together: bounds a flood from many (or forged) addresses. */
+  readonly signupGlobal: RateLimit;
+  /** Password checks of staff sign-ins naming an unknown username, from everyone together. */
+  readonly staffLoginUnknownGlobal: RateLimit;
   readonly seedLoginPerAddress: RateLimit;
   /** Attempts at one seed, wherever they come from. */
   readonly seedLoginPerSeed: RateLimit;
@@ -251,16 +255,20 @@ export function loadSettings(env: Env = process.env): Settings {
       maxConnections: read.int('HTTP_MAX_CONNECTIONS', 2_000, 1, 1_000_000),
     },
     rateLimits: {
-      signupPerAddress: read.rate('RATE_SIGNUP_PER_ADDRESS', '20/600'),
-      seedLoginPerAddress: read.rate('RATE_SEED_LOGIN_PER_ADDRESS', '30/60'),
+      // Per address: what one carrier-grade NAT address (many mobile subscribers) carries; abuse
+      // is bounded by the per-account, per-seed and global limits (docs/security.md, "Throttles").
+      signupPerAddress: read.rate('RATE_SIGNUP_PER_ADDRESS', '300/600'),
+      signupGlobal: read.rate('RATE_SIGNUP_GLOBAL', '1800/600'),
+      staffLoginUnknownGlobal: read.rate('RATE_STAFF_LOGIN_UNKNOWN_GLOBAL', '60/60'),
+      seedLoginPerAddress: read.rate('RATE_SEED_LOGIN_PER_ADDRESS', '300/60'),
       seedLoginPerSeed: read.rate('RATE_SEED_LOGIN_PER_SEED', '10/60'),
       gameRoundsPerAccount: read.rate('RATE_GAME_ROUNDS_PER_ACCOUNT', '20/60'),
-      gameRoundsPerAddress: read.rate('RATE_GAME_ROUNDS_PER_ADDRESS', '60/60'),
+      gameRoundsPerAddress: read.rate('RATE_GAME_ROUNDS_PER_ADDRESS', '600/60'),
       ticketMessagesPerAccount: read.rate('RATE_TICKET_MESSAGES_PER_ACCOUNT', '10/60'),
-      ticketMessagesPerAddress: read.rate('RATE_TICKET_MESSAGES_PER_ADDRESS', '30/60'),
+      ticketMessagesPerAddress: read.rate('RATE_TICKET_MESSAGES_PER_ADDRESS', '300/60'),
       ticketMessagesPerTicket: read.rate('RATE_TICKET_MESSAGES_PER_TICKET', '30/3600'),
       invoicesPerAccount: read.rate('RATE_INVOICES_PER_ACCOUNT', '20/3600'),
-      invoicesPerAddress: read.rate('RATE_INVOICES_PER_ADDRESS', '60/3600'),
+      invoicesPerAddress: read.rate('RATE_INVOICES_PER_ADDRESS', '600/3600'),
     },
   };
 

@@ -23,6 +23,8 @@ export const TRUSTED_ORIGIN = 'https://app.example.test';
 const UNTHROTTLED = Object.fromEntries(
   [
     'RATE_SIGNUP_PER_ADDRESS',
+    'RATE_SIGNUP_GLOBAL',
+    'RATE_STAFF_LOGIN_UNKNOWN_GLOBAL',
     'RATE_SEED_LOGIN_PER_ADDRESS',
     'RATE_SEED_LOGIN_PER_SEED',
     'RATE_GAME_ROUNDS_PER_ACCOUNT',
