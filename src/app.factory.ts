@@ -16,6 +16,7 @@ import { dropInertClsEnhancers } from './database/cls-enhancers';
 import { buildOpenApiDocument as buildDocument } from './common/openapi/document';
 import { createValidationPipe } from './common/validation';
 import { AppModule, type AppModuleOptions } from './app.module';
+import { settingsWarnings } from './config/settings';
 import { HttpMetrics } from './metrics/http-metrics';
 import { Drain } from './system/drain';
 import { TimedExpressAdapter } from './system/http-server';
@@ -79,6 +80,9 @@ export async function createApp(options: AppModuleOptions): Promise<NestExpressA
     });
   }
 
+  for (const warning of settingsWarnings(settings)) {
+    new NestLogger('Security').warn(`!!! ${warning} !!!`);
+  }
   if (!settings.cookieSecure) {
     new NestLogger('Security').warn(
       '!!! COOKIE_SECURE=false: session cookies will be sent over plain HTTP. Never run like this in production. !!!',

@@ -78,6 +78,12 @@ const appliedMigrations = (url: string) =>
     rows.map((row) => row.name),
   );
 
+/** Production refuses to start with this machine as its public addresses. */
+const PUBLIC_URLS = {
+  PUBLIC_API_URL: 'https://api.example.test',
+  APP_URL: 'https://app.example.test',
+};
+
 describe('the production image, laid out without an engine', () => {
   jest.setTimeout(120_000);
   let image: string;
@@ -85,7 +91,14 @@ describe('the production image, laid out without an engine', () => {
     runCommand(command[0] === 'node' ? process.execPath : command[0], command.slice(1), {
       cwd: image,
       // Plain text to compare: CI=true would make the TypeORM CLI colour its output.
-      env: { ...process.env, NODE_ENV: 'production', FORCE_COLOR: '0', NO_COLOR: '1', ...env },
+      env: {
+        ...process.env,
+        NODE_ENV: 'production',
+        ...PUBLIC_URLS,
+        FORCE_COLOR: '0',
+        NO_COLOR: '1',
+        ...env,
+      },
       input,
     });
 
@@ -211,6 +224,7 @@ describe('the production image, laid out without an engine', () => {
             ...process.env,
             ...TEST_SECRETS,
             NODE_ENV: 'production',
+            ...PUBLIC_URLS,
             DATABASE_URL: db.url,
             MIGRATIONS_RUN: 'true',
             HOST: '127.0.0.1',

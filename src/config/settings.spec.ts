@@ -1,7 +1,7 @@
 import { mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadSettings, SettingsError } from './settings';
+import { loadSettings, SettingsError, settingsWarnings } from './settings';
 
 const SECRETS = {
   JWT_ACCESS_SECRET: 'a'.repeat(40),
@@ -130,6 +130,52 @@ describe('loadSettings', () => {
         'SEED_PEPPER: required when NODE_ENV=production',
       ]),
     );
+  });
+
+  it('refuses production without a database or with this machine as the public addresses', () => {
+    const production = {
+      ...SECRETS,
+      NODE_ENV: 'production',
+      DATABASE_URL: 'postgresql://app@db.internal:5432/app',
+      PUBLIC_API_URL: 'https://api.example.com',
+      APP_URL: 'https://app.example.com',
+    };
+    expect(problemsOf(production)).toEqual([]);
+    const { DATABASE_URL: _unset, ...withoutDatabase } = production;
+    expect(problemsOf(withoutDatabase)).toEqual([
+      expect.stringMatching(/^DATABASE_URL: required when NODE_ENV=production/),
+    ]);
+    const { PUBLIC_API_URL: _a, APP_URL: _b, ...defaults } = production;
+    expect(problemsOf(defaults)).toEqual([
+      expect.stringMatching(/^PUBLIC_API_URL: .*not http:\/\/localhost:3000/),
+      expect.stringMatching(/^APP_URL: .*not http:\/\/localhost:5173/),
+    ]);
+    for (const local of [
+      'http://127.0.0.1:3000',
+      'http://[::1]:3000',
+      'https://api.localhost',
+      'http://0.0.0.0',
+    ]) {
+      expect(problemsOf({ ...production, PUBLIC_API_URL: local })).toEqual([
+        expect.stringMatching(/^PUBLIC_API_URL: /),
+      ]);
+    }
+    // Outside production the development defaults stand.
+    expect(problemsOf({ ...SECRETS, DATA_DIR: dataDir() })).toEqual([]);
+  });
+
+  it('warns when TRUST_PROXY counts hops while the port is reachable without the proxy', () => {
+    const warningsFor = (env: Record<string, string>) =>
+      settingsWarnings(loadSettings({ ...SECRETS, DATA_DIR: dataDir(), ...env }));
+    for (const host of ['0.0.0.0', '::', '203.0.113.10']) {
+      expect(warningsFor({ TRUST_PROXY: '1', HOST: host })).toEqual([
+        expect.stringMatching(/^TRUST_PROXY=1 while HOST=.*forges X-Forwarded-For/),
+      ]);
+    }
+    expect(warningsFor({ TRUST_PROXY: '1', HOST: '127.0.0.1' })).toEqual([]);
+    expect(warningsFor({ TRUST_PROXY: '1', HOST: '10.0.0.5' })).toEqual([]);
+    expect(warningsFor({ TRUST_PROXY: '10.0.0.0/8', HOST: '0.0.0.0' })).toEqual([]);
+    expect(warningsFor({ HOST: '0.0.0.0' })).toEqual([]);
   });
 
   it('generates missing development secrets once and keeps them', () => {

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { isIP } from 'node:net';
+import { isInwardAddress } from '../common/inward-address';
 import { dirname, resolve } from 'node:path';
 
 /** Every setting of the service, validated once at boot. Nothing else reads `process.env`. */
@@ -295,8 +296,72 @@ export function loadSettings(env: Env = process.env): Settings {
   if (settings.http.headersTimeoutMs > settings.http.requestTimeoutMs) {
     problems.push('HTTP_HEADERS_TIMEOUT_MS: must not be longer than HTTP_REQUEST_TIMEOUT_MS');
   }
+  if (nodeEnv === 'production') problems.push(...productionProblems(settings));
   if (problems.length > 0) throw new SettingsError(problems);
   return Object.freeze(settings);
+}
+
+/** Settings that are fine on a developer's machine and wrong for a real deployment. */
+function productionProblems(settings: Settings): string[] {
+  const problems: string[] = [];
+  if (settings.databaseUrl === null) {
+    problems.push(
+      'DATABASE_URL: required when NODE_ENV=production (without it the service would start ' +
+        'the embedded development PostgreSQL)',
+    );
+  }
+  for (const [name, value] of [
+    ['PUBLIC_API_URL', settings.publicApiUrl],
+    ['APP_URL', settings.appUrl],
+  ] as const) {
+    if (isLocalHostname(new URL(value).hostname)) {
+      problems.push(
+        `${name}: must be the address the outside world reaches when NODE_ENV=production, ` +
+          `not ${value} (nodes and Telegram users are given it)`,
+      );
+    }
+  }
+  return problems;
+}
+
+/** localhost, its subdomains, loopback and unspecified addresses: this machine only. */
+function isLocalHostname(hostname: string): boolean {
+  const host = hostname
+    .toLowerCase()
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.$/, '');
+  if (host === 'localhost' || host.endsWith('.localhost')) return true;
+  if (isIP(host) === 4) return host.startsWith('127.') || host === '0.0.0.0';
+  return host === '::1' || host === '::';
+}
+
+/**
+ * Warnings for settings that are allowed but risky, logged loudly at start-up. A hop count in
+ * TRUST_PROXY believes the last X-Forwarded-For entries of whoever connects: when the port is
+ * reachable without the proxy (HOST on all interfaces or a public address), a client connecting
+ * directly writes its own entries and picks the address every per-address throttle counts.
+ * Listing the proxies' addresses instead is safe: entries are believed only from those.
+ */
+export function settingsWarnings(settings: Settings): string[] {
+  const warnings: string[] = [];
+  if (typeof settings.trustProxy === 'number' && settings.trustProxy > 0) {
+    const host = settings.host;
+    const reachable = host === '' || host === '0.0.0.0' || host === '::' || isPublicAddress(host);
+    if (reachable) {
+      warnings.push(
+        `TRUST_PROXY=${settings.trustProxy} while HOST=${host || '(all interfaces)'}: a client ` +
+          'that reaches the port without the proxy forges X-Forwarded-For and every ' +
+          'per-address throttle with it. Bind HOST to the address only the proxy reaches, or ' +
+          "set TRUST_PROXY to the proxies' addresses/CIDRs.",
+      );
+    }
+  }
+  return warnings;
+}
+
+/** An IP address that is neither loopback, link-local, private nor unspecified. */
+function isPublicAddress(host: string): boolean {
+  return isIP(host) !== 0 && !isInwardAddress(host);
 }
 
 /**

@@ -70,6 +70,9 @@ export async function startTestApp(
     CSRF_TRUSTED_ORIGINS: TRUSTED_ORIGIN,
     CORS_ORIGINS: TRUSTED_ORIGIN,
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    // The database the app is given below; production settings refuse to start without one.
+    DATABASE_URL: database.url,
+    MIGRATIONS_RUN: 'true',
     ...UNTHROTTLED,
     ...TEST_SECRETS,
     ...env,
