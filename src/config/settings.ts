@@ -74,6 +74,11 @@ export interface Settings {
   readonly referralRewardDays: number;
   readonly trafficLimitDefaultBytes: bigint;
   readonly nodeHealthIntervalS: number;
+  /**
+   * Accept loopback, link-local, private and unspecified addresses as node hosts. Off by default:
+   * otherwise the node list probes the service's own network (its health checks connect there).
+   */
+  readonly nodePrivateHostsAllowed: boolean;
   /** How many node health probes run at once. */
   readonly nodeHealthConcurrency: number;
   /** How long one TCP probe waits; kept below the interval. */
@@ -228,6 +233,7 @@ export function loadSettings(env: Env = process.env): Settings {
     referralRewardDays: read.int('REFERRAL_REWARD_DAYS', 7, 0, 365),
     trafficLimitDefaultBytes: read.bigint('TRAFFIC_LIMIT_DEFAULT_BYTES', 107_374_182_400n),
     nodeHealthIntervalS: read.int('NODE_HEALTH_INTERVAL_S', 60, 1, 86_400),
+    nodePrivateHostsAllowed: read.bool('NODE_PRIVATE_HOSTS_ALLOWED', false),
     nodeHealthConcurrency: read.int('NODE_HEALTH_CONCURRENCY', 50, 1, 1000),
     nodeHealthTimeoutMs: read.int('NODE_HEALTH_TIMEOUT_MS', 3000, 100, 60_000),
     nodeProvisionTimeoutS: read.int('NODE_PROVISION_TIMEOUT_S', 600, 1, 86_400),

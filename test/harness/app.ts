@@ -73,6 +73,8 @@ export async function startTestApp(
     // The database the app is given below; production settings refuse to start without one.
     DATABASE_URL: database.url,
     MIGRATIONS_RUN: 'true',
+    // Test nodes are local servers on 127.0.0.1; test/nodes.e2e-spec.ts checks the refusal.
+    NODE_PRIVATE_HOSTS_ALLOWED: 'true',
     ...UNTHROTTLED,
     ...TEST_SECRETS,
     ...env,
