@@ -348,7 +348,14 @@ describe('accounts and sessions', () => {
       .post('/api/v1/auth/admin/login')
       .send({ username: 'nobody_here', password: 'wrong password!' })
       .expect(401);
-    expect(wrongPassword.body).toEqual(unknownUser.body);
+    // The same answer but for the request's own id.
+    const { request_id: wrongId, ...wrongAnswer } = wrongPassword.body;
+    const { request_id: unknownId, ...unknownAnswer } = unknownUser.body;
+    expect(wrongAnswer).toEqual(unknownAnswer);
+    expect([wrongId, unknownId]).toEqual([
+      wrongPassword.headers['x-request-id'],
+      unknownUser.headers['x-request-id'],
+    ]);
     expect(wrongPassword.body.code).toBe('INVALID_CREDENTIALS');
 
     // A seed account has no password and cannot use the staff login.
