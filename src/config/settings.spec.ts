@@ -11,6 +11,14 @@ const SECRETS = {
   SEED_PEPPER: 'e'.repeat(40),
 };
 
+/** What production needs besides the secrets: a database and public addresses. */
+const PRODUCTION = {
+  NODE_ENV: 'production',
+  DATABASE_URL: 'postgresql://app@db.internal:5432/app',
+  PUBLIC_API_URL: 'https://api.example.com',
+  APP_URL: 'https://app.example.com',
+};
+
 function problemsOf(env: Record<string, string>): string[] {
   try {
     loadSettings(env);
@@ -108,7 +116,7 @@ describe('loadSettings', () => {
       shutdownGraceS: 25,
       dbPoolWaitMs: 5_000,
     });
-    expect(loadSettings({ ...SECRETS, NODE_ENV: 'production' })).toMatchObject({
+    expect(loadSettings({ ...SECRETS, ...PRODUCTION })).toMatchObject({
       shutdownDrainS: 15,
       shutdownGraceS: 25,
     });
@@ -133,13 +141,7 @@ describe('loadSettings', () => {
   });
 
   it('refuses production without a database or with this machine as the public addresses', () => {
-    const production = {
-      ...SECRETS,
-      NODE_ENV: 'production',
-      DATABASE_URL: 'postgresql://app@db.internal:5432/app',
-      PUBLIC_API_URL: 'https://api.example.com',
-      APP_URL: 'https://app.example.com',
-    };
+    const production = { ...SECRETS, ...PRODUCTION };
     expect(problemsOf(production)).toEqual([]);
     const { DATABASE_URL: _unset, ...withoutDatabase } = production;
     expect(problemsOf(withoutDatabase)).toEqual([
