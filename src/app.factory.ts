@@ -3,18 +3,20 @@ import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
 import cookieParser from 'cookie-parser';
+import type { Server } from 'node:http';
 import type express from 'express';
 import { Logger, PinoLogger } from 'nestjs-pino';
 import { AllExceptionsFilter } from './common/all-exceptions.filter';
 import { bodyParsing } from './common/body-parsing';
 import { quietWiring } from './common/logging';
-import { requestLog } from './common/request-id';
+import { refuseClientErrors, requestLog } from './common/request-id';
 import { guardBodilessRoutes } from './common/no-body.guard';
 import { securityHeaders } from './common/security-headers';
 import { dropInertClsEnhancers } from './database/cls-enhancers';
 import { buildOpenApiDocument as buildDocument } from './common/openapi/document';
 import { createValidationPipe } from './common/validation';
 import { AppModule, type AppModuleOptions } from './app.module';
+import { settingsWarnings } from './config/settings';
 import { HttpMetrics } from './metrics/http-metrics';
 import { Drain } from './system/drain';
 import { TimedExpressAdapter } from './system/http-server';
@@ -37,7 +39,10 @@ export async function createApp(options: AppModuleOptions): Promise<NestExpressA
 
   // First, so that every request has an id and a log line and is timed, including those refused
   // before routing.
-  app.use(requestLog(() => (settings.logLevel === 'silent' ? undefined : PinoLogger.root)));
+  const rootLogger = () => (settings.logLevel === 'silent' ? undefined : PinoLogger.root);
+  app.use(requestLog(rootLogger));
+  // Refusals Node's HTTP server makes itself (408, 431, not HTTP) get the same body and line.
+  (app.getHttpServer() as Server).on('clientError', refuseClientErrors(rootLogger));
   app.use(app.get(HttpMetrics).middleware);
   app.use(app.get(Drain).middleware);
   // GET /internal/limits takes up to 1,000 user ids in its query (~37 KB of URL); Node's default
@@ -75,6 +80,9 @@ export async function createApp(options: AppModuleOptions): Promise<NestExpressA
     });
   }
 
+  for (const warning of settingsWarnings(settings)) {
+    new NestLogger('Security').warn(`!!! ${warning} !!!`);
+  }
   if (!settings.cookieSecure) {
     new NestLogger('Security').warn(
       '!!! COOKIE_SECURE=false: session cookies will be sent over plain HTTP. Never run like this in production. !!!',

@@ -122,6 +122,31 @@ describe('accounts and sessions', () => {
     });
   });
 
+  it('an access token signed with the real key is refused without an expiry, an issue time, or with too long a life', async () => {
+    const me = await newUser(t, 'seed');
+    const { sub, sid, role } = jwt.decode(me.bearer.Authorization.slice('Bearer '.length)) as {
+      sub: string;
+      sid: string;
+      role: null;
+    };
+    const key = accessTokenKey(t.settings) as unknown as Buffer;
+    const now = Math.floor(Date.now() / 1000);
+    const sign = (claims: object, options: jwt.SignOptions = {}) =>
+      jwt.sign({ sub, sid, role, ...claims }, key, { algorithm: 'HS256', ...options });
+    const call = (token: string) =>
+      t.http().get('/api/v1/users/me').set('Authorization', `Bearer ${token}`);
+
+    // The same claims with the service's lifetime are accepted: the refusals below are the claims'.
+    await call(sign({}, { expiresIn: t.settings.accessTokenTtlS })).expect(200);
+    const forever = sign({});
+    const noIssueTime = sign({ exp: now + 600 }, { noTimestamp: true });
+    const decade = sign({}, { expiresIn: 10 * 365 * 86_400 });
+    for (const token of [forever, noIssueTime, decade]) {
+      const refused = await call(token).expect(401);
+      expect(refused.body.code).toBe('UNAUTHENTICATED');
+    }
+  });
+
   it('requests at once share session reads, and each still gets its own answer', async () => {
     const users = await Promise.all(Array.from({ length: 8 }, () => newUser(t, 'seed')));
     const signedOut = await newUser(t, 'seed');
@@ -323,7 +348,14 @@ describe('accounts and sessions', () => {
       .post('/api/v1/auth/admin/login')
       .send({ username: 'nobody_here', password: 'wrong password!' })
       .expect(401);
-    expect(wrongPassword.body).toEqual(unknownUser.body);
+    // The same answer but for the request's own id.
+    const { request_id: wrongId, ...wrongAnswer } = wrongPassword.body;
+    const { request_id: unknownId, ...unknownAnswer } = unknownUser.body;
+    expect(wrongAnswer).toEqual(unknownAnswer);
+    expect([wrongId, unknownId]).toEqual([
+      wrongPassword.headers['x-request-id'],
+      unknownUser.headers['x-request-id'],
+    ]);
     expect(wrongPassword.body.code).toBe('INVALID_CREDENTIALS');
 
     // A seed account has no password and cannot use the staff login.

@@ -183,21 +183,28 @@ describe('billing: every transfer read, unmatched money kept for staff', () => {
   });
 
   it('too little, no invoice, too late: kept with the reason; staff attach one to an invoice, once, audited', async () => {
-    const buyer = await newUser(t, 'seed');
+    const partner = await newUser(t, 'partner', { commissionPercent: '20.00' });
+    const buyer = await newUser(t, 'seed', { referredByPartnerId: partner.user.id });
     const invoice = await order(buyer);
     const old = await order(buyer);
     await age(old, 8);
     const short = pay(invoice, { value: (BigInt(invoice.amount) - 1n).toString() });
     const late = pay(old);
     const stray = send({ value: '777', comment: 'who knows' });
+    const dust = send({ value: '1', comment: 'free month' });
+    const exact = send({ value: invoice.amount, comment: 'paid without the comment' });
+    const more = send({ value: (BigInt(invoice.amount) + 5n).toString(), comment: null });
     await confirm(buyer, invoice.id).expect(409);
     await reconcile();
-    const mine = new Set([short, late, stray]);
+    const mine = new Set([short, late, stray, dust, exact, more]);
     const listed = (await unmatched()).filter((u) => mine.has(u.tx_ref));
     expect(Object.fromEntries(listed.map((u) => [u.tx_ref, u.reason]))).toEqual({
       [short]: 'underpaid',
       [late]: 'too_late',
       [stray]: 'no_invoice',
+      [dust]: 'no_invoice',
+      [exact]: 'no_invoice',
+      [more]: 'no_invoice',
     });
 
     // Guards and input.
@@ -206,20 +213,43 @@ describe('billing: every transfer read, unmatched money kept for staff', () => {
     expect((await attach(invoice.id, '').expect(400)).body.code).toBe('VALIDATION_FAILED');
     expect((await attach(invoice.id, 42).expect(400)).body.code).toBe('VALIDATION_FAILED');
     expect((await attach(invoice.id, 'no-such-tx').expect(404)).body.code).toBe('NOT_FOUND');
-    await attach('00000000-0000-4000-8000-000000000000', short).expect(404);
+    await attach('00000000-0000-4000-8000-000000000000', exact).expect(404);
+
+    // Less than the invoice, by one nanoton or by nearly all of it: refused, and nothing changes.
+    for (const small of [short, dust, stray]) {
+      const refused = await attach(invoice.id, small).expect(409);
+      expect(refused.body).toMatchObject({ code: 'PAYMENT_TOO_SMALL', statusCode: 409 });
+    }
+    expect(await status(invoice.id)).toBe('pending');
+    const me = await t.http().get(`${API}/users/me`).set(buyer.bearer).expect(200);
+    expect(me.body.subscription).toBeNull();
+    const commissionsOf = () =>
+      t.dataSource.query(`SELECT amount_minor FROM partner_commissions WHERE partner_id = $1`, [
+        partner.user.id,
+      ]);
+    expect(await commissionsOf()).toEqual([]);
+    expect(
+      await t.dataSource.query(
+        `SELECT 1 FROM audit_log WHERE action = 'invoice.payment_attached' AND target_id = $1`,
+        [invoice.id],
+      ),
+    ).toEqual([]);
+    const stillListed = (await unmatched()).map((u) => u.tx_ref);
+    expect(stillListed).toEqual(expect.arrayContaining([short, dust, stray]));
 
     // Two staff attach the same payment to two invoices at once: one wins.
     const second = await order(buyer);
-    const [a, b] = await Promise.all([attach(invoice.id, short), attach(second.id, short)]);
+    const [a, b] = await Promise.all([attach(invoice.id, exact), attach(second.id, exact)]);
     expect([a.status, b.status].sort()).toEqual([200, 404]);
     const won = a.status === 200 ? a : b;
+    const lost = a.status === 200 ? second : invoice;
     expect(won.body.invoice).toMatchObject({ status: 'paid' });
     expect(won.body.subscription).toMatchObject({ plan_name: 'monthly', active: true });
     const paidId: string = won.body.invoice.id;
     const [row] = await t.dataSource.query(`SELECT provider_tx_ref FROM invoices WHERE id = $1`, [
       paidId,
     ]);
-    expect(row.provider_tx_ref).toBe(short);
+    expect(row.provider_tx_ref).toBe(exact);
     const audit = await t.dataSource.query(
       `SELECT actor_id, target_id, after FROM audit_log WHERE action = 'invoice.payment_attached'`,
     );
@@ -227,15 +257,37 @@ describe('billing: every transfer read, unmatched money kept for staff', () => {
       {
         actor_id: staff.user.id,
         target_id: paidId,
-        after: expect.objectContaining({ tx_ref: short }),
+        after: expect.objectContaining({ tx_ref: exact }),
       },
     ]);
+    expect(await commissionsOf()).toHaveLength(1);
+
+    // Two payments, each enough, attached to the other invoice at once: it is paid once.
+    const rival = send({ value: invoice.amount, comment: 'second try' });
+    await reconcile();
+    const paidUntil = async () =>
+      (await t.http().get(`${API}/users/me`).set(buyer.bearer).expect(200)).body.subscription
+        .expires_at as string;
+    const before = await paidUntil();
+    const [c, d] = await Promise.all([attach(lost.id, more), attach(lost.id, rival)]);
+    expect([c.status, d.status].sort()).toEqual([200, 409]);
+    expect((c.status === 409 ? c : d).body.code).toBe('INVOICE_NOT_PENDING');
+    expect(Date.parse(await paidUntil()) - Date.parse(before)).toBe(30 * 86_400_000);
+    expect(await commissionsOf()).toHaveLength(2);
+    const [{ count }] = await t.dataSource.query(
+      `SELECT count(*)::int AS count FROM received_payments WHERE invoice_id = $1`,
+      [lost.id],
+    );
+    expect(count).toBe(1);
+    // The payment that lost the race stays unmatched, for staff to attach elsewhere.
+    const loser = c.status === 409 ? more : rival;
+    mine.add(rival);
 
     // Used: gone from the list and 404; a paid invoice is 409; an expired one of any age is paid.
     const left = (await unmatched()).map((u) => u.tx_ref).filter((ref) => mine.has(ref));
-    expect(left.sort()).toEqual([late, stray].sort());
-    await attach(paidId, short).expect(404);
-    expect((await attach(paidId, stray).expect(409)).body.code).toBe('INVOICE_NOT_PENDING');
+    expect(left.sort()).toEqual([short, late, stray, dust, loser].sort());
+    await attach(paidId, exact).expect(404);
+    expect((await attach(paidId, late).expect(409)).body.code).toBe('INVOICE_NOT_PENDING');
     await attach(old.id, late).expect(200);
     expect(await status(old.id)).toBe('paid');
   });

@@ -104,3 +104,98 @@ describe('staff login throttling behind one proxy, with device cookies', () => {
     await login('198.51.100.21', username, password, deviceCookie).expect(200);
   });
 });
+
+describe('staff login throttling, clients connecting directly', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+  afterAll(() => t.close());
+
+  const login = (username: string, password: string, cookie?: string) => {
+    const req = t.http().post('/api/v1/auth/admin/login').send({ username, password });
+    return cookie ? req.set('Cookie', cookie) : req;
+  };
+
+  it('40 wrong passwords from a neighbour on the same address do not lock out the owner on a known device', async () => {
+    const owner = await newUser(t, 'owner');
+    const username = owner.user.username as string;
+    const password = owner.password as string;
+    const earlier = await login(username, password).expect(200);
+    const deviceCookie = `staff_device=${parseSetCookies(earlier.headers['set-cookie']).staff_device.value}`;
+
+    const statuses: number[] = [];
+    for (let i = 0; i < 40; i++) statuses.push((await login(username, `wrong ${i}`)).status);
+    expect(statuses.slice(0, 4)).toEqual([401, 401, 401, 401]);
+    expect(statuses.slice(-20).every((s) => s === 429)).toBe(true);
+    // The address is held, for a browser that never signed in here...
+    await login(username, password).expect(429);
+    // ...but not for the owner's device, which counts on its own.
+    const ok = await login(username, password, deviceCookie).expect(200);
+    expect(ok.body.user.id).toBe(owner.user.id);
+  });
+});
+
+describe('global bounds on password checks and sign-ups, whatever addresses a flood claims', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp({
+      TRUST_PROXY: '1',
+      RATE_STAFF_LOGIN_UNKNOWN_GLOBAL: '5/60',
+      RATE_SIGNUP_GLOBAL: '4/600',
+    });
+  });
+  afterAll(() => t.close());
+
+  const from = (i: number) => ({ 'X-Forwarded-For': `10.9.${i >> 8}.${i & 255}` });
+
+  it('sign-ins naming unknown usernames from forged addresses: 429 at once past the global bound; staff still sign in', async () => {
+    const owner = await newUser(t, 'owner');
+    const statuses: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const res = await t
+        .http()
+        .post('/api/v1/auth/admin/login')
+        .set(from(i))
+        .send({ username: `ghost_${i}`, password: 'some guess here' });
+      statuses.push(res.status);
+    }
+    expect(statuses).toEqual([401, 401, 401, 401, 401]);
+    const started = performance.now();
+    const refused = await t
+      .http()
+      .post('/api/v1/auth/admin/login')
+      .set(from(99))
+      .send({ username: 'ghost_99', password: 'some guess here' })
+      .expect(429);
+    expect(refused.body.code).toBe('RATE_LIMITED');
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+    expect(performance.now() - started).toBeLessThan(1_000);
+    await t
+      .http()
+      .post('/api/v1/auth/admin/login')
+      .set(from(100))
+      .send({ username: owner.user.username, password: owner.password })
+      .expect(200);
+  });
+
+  it('sign-ups from forged addresses stop at the global bound and make no rows past it', async () => {
+    const count = async () =>
+      (await t.dataSource.query(`SELECT count(*)::int AS n FROM users`))[0].n as number;
+    const before = await count();
+    const statuses: number[] = [];
+    for (let i = 0; i < 6; i++) {
+      statuses.push(
+        (
+          await t
+            .http()
+            .post('/api/v1/auth/seed')
+            .set(from(200 + i))
+        ).status,
+      );
+    }
+    expect(statuses).toEqual([201, 201, 201, 201, 429, 429]);
+    expect(await count()).toBe(before + 4);
+    await t.http().post('/api/v1/auth/bot/login-codes').set(from(300)).expect(429);
+  });
+});

@@ -133,8 +133,8 @@ describe('nodes: provisioning and restarts over SSH', () => {
     const tlsKey = server.uploads.get('/opt/vpn-node/staging/tls.key')!;
     expect(cert.checkPrivateKey(createPrivateKey(tlsKey))).toBe(true);
     // Every file went through stdin into a file made 0600 before any byte landed.
-    const uploads = server.commands.filter((c) => c.command.includes('cat > '));
-    expect(uploads.map((c) => /cat > '([^']+)'/.exec(c.command)![1])).toEqual([
+    const uploads = server.commands.filter((c) => c.command.includes('.tmp'));
+    expect(uploads.map((c) => /(?:cat > |tee )'([^']+)'/.exec(c.command)![1])).toEqual([
       '/opt/vpn-node/provision.sh',
       '/opt/vpn-node/staging/xray-config.json',
       '/opt/vpn-node/staging/agent.env',
@@ -147,6 +147,12 @@ describe('nodes: provisioning and restarts over SSH', () => {
 
     const run = server.commands[server.commands.length - 1];
     expect(run.command).toBe("sudo -n bash '/opt/vpn-node/provision.sh' 8443 9443");
+    // A user other than root does every step through sudo -n, the uploads' folders included.
+    for (const { command } of uploads) {
+      expect(command).toMatch(
+        /^umask 077 && sudo -n mkdir -p '[^']+' && sudo -n tee '[^']+'\.tmp >\/dev\/null && sudo -n chmod (600|700) '[^']+'\.tmp && sudo -n mv '[^']+'\.tmp '[^']+'$/,
+      );
+    }
     // Secrets travel on stdin only, never on a command line.
     const commandLines = server.commands.map((c) => c.command).join('\n');
     for (const secretText of [
@@ -248,9 +254,11 @@ describe('nodes: provisioning and restarts over SSH', () => {
   });
 
   it('a server that fails every command ends failed with a short last_error', async () => {
-    const { node } = await nodeWithServer({ failAll: true, user: 'root' });
+    const { node, server } = await nodeWithServer({ failAll: true, user: 'root' });
     await provision(node.id).expect(202);
     await settled();
+    // Root needs no sudo.
+    expect(server.commands[0].command).toMatch(/^umask 077 && mkdir -p '[^']+' && cat > /);
     const after = await read(node.id);
     expect(after.provision_state).toBe('failed');
     expect(after.last_error).toMatch(/failed with exit code 1: step failed on the node/);

@@ -135,6 +135,15 @@ describe('nodes: private keys stay secret', () => {
     }
     const log = logged.join('');
     expect(log.length).toBeGreaterThan(0); // the capture works: request lines were logged
+    // Each failure is logged, one line naming the node, beside last_error and the audit log.
+    const failures = log
+      .split('\n')
+      .filter((line) => line.includes(broken.id) && /node (provisioning|restart) failed/.test(line))
+      .map((line) => JSON.parse(line) as { node_id: string; error: string; msg: string });
+    expect(failures).toEqual([
+      expect.objectContaining({ msg: 'node provisioning failed', error: expect.any(String) }),
+      expect.objectContaining({ msg: 'node restart failed', error: expect.any(String) }),
+    ]);
     expect(database).toContain(node.id);
     for (const [where, text] of [
       ['database', database],

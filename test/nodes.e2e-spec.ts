@@ -341,3 +341,62 @@ describe('nodes: registry and routing', () => {
     return n;
   }
 });
+
+describe('nodes: hosts that point inward', () => {
+  let t: TestApp;
+  let owner: TestUser;
+
+  beforeAll(async () => {
+    t = await startTestApp({ NODE_PRIVATE_HOSTS_ALLOWED: 'false' });
+    owner = await newUser(t, 'owner');
+  });
+  afterAll(() => t.close());
+
+  const countNodes = async () =>
+    ((await t.dataSource.query(`SELECT count(*)::int AS n FROM nodes`)) as { n: number }[])[0].n;
+
+  it('refuses loopback, link-local, private and unspecified hosts, also by name, and makes nothing', async () => {
+    const before = await countNodes();
+    for (const host of [
+      '127.0.0.1',
+      '10.0.0.5',
+      '172.20.1.1',
+      '192.168.1.1',
+      '169.254.169.254',
+      '0.0.0.0',
+      '::1',
+      'fe80::1',
+      '::ffff:127.0.0.1',
+      'localhost',
+    ]) {
+      const response = await t
+        .http()
+        .post('/api/v1/admin/nodes')
+        .set(owner.bearer)
+        .send(nodeBody({ host }));
+      expect([
+        host,
+        response.status,
+        response.body.code,
+        response.body.details?.[0]?.field,
+      ]).toEqual([host, 400, 'VALIDATION_FAILED', 'host']);
+    }
+    expect(await countNodes()).toBe(before);
+  });
+
+  it('accepts a public address; a PATCH to an inward one is refused and changes nothing', async () => {
+    const node = await createNode(t, owner, { host: '203.0.113.10' });
+    expect(node.host).toBe('203.0.113.10');
+    const response = await t
+      .http()
+      .patch(`/api/v1/admin/nodes/${node.id}`)
+      .set(owner.bearer)
+      .send({ host: '169.254.169.254' });
+    expect(response.status).toBe(400);
+    expect(response.body.details).toEqual([
+      { field: 'host', message: expect.stringContaining('NODE_PRIVATE_HOSTS_ALLOWED') },
+    ]);
+    const [row] = await t.dataSource.query(`SELECT host FROM nodes WHERE id = $1`, [node.id]);
+    expect(row.host).toBe('203.0.113.10');
+  });
+});

@@ -51,6 +51,15 @@ describe('throttles on routes that make rows', () => {
     await t.http().post(`${API}/auth/seed`).set(from('203.0.113.2')).expect(201);
   });
 
+  it('an IPv6 client counts by its /64: other addresses of its prefix share the count, the next prefix does not', async () => {
+    const from = (ip: string) => ({ 'X-Forwarded-For': ip });
+    for (const ip of ['2001:db8:77:1::1', '2001:db8:77:1::2', '2001:DB8:77:1:ffff:0:0:9']) {
+      await t.http().post(`${API}/auth/seed`).set(from(ip)).expect(201);
+    }
+    expectLimited(await t.http().post(`${API}/auth/seed`).set(from('2001:db8:77:1:abcd::42')));
+    await t.http().post(`${API}/auth/seed`).set(from('2001:db8:77:2::1')).expect(201);
+  });
+
   it('seed sign-ins are limited per seed and per address', async () => {
     const u = await newUser(t, 'seed');
     const sessions = await count('refresh_sessions');

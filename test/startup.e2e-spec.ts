@@ -1,7 +1,8 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { chmodSync, mkdtempSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { TEST_SECRETS } from './harness/app';
 import { exited, freePort, runCommand, waitHealthy } from './harness/processes';
 
 const ROOT = resolve(__dirname, '..');
@@ -147,5 +148,39 @@ describe('the service with no configuration (embedded PostgreSQL)', () => {
         /JWT_ACCESS_SECRET: required when NODE_ENV=production[\s\S]*PORT: must be a whole number/,
       ),
     });
+  });
+
+  it('refuses production without DATABASE_URL or with localhost public addresses, starting no database', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'service-data-'));
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      ...TEST_SECRETS,
+      NODE_ENV: 'production',
+      DATA_DIR: dataDir,
+      HOST: '127.0.0.1',
+      PORT: String(await freePort()),
+      METRICS_PORT: '0',
+    };
+    delete env.DATABASE_URL;
+    delete env.PUBLIC_API_URL;
+    delete env.APP_URL;
+    const child = spawn(
+      process.execPath,
+      ['-r', 'ts-node/register/transpile-only', 'src/main.ts'],
+      {
+        cwd: ROOT,
+        env: { ...env, TS_NODE_PROJECT: 'tsconfig.json' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let output = '';
+    child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    expect(await exited(child)).toBe(1);
+    expect(output).toMatch(/DATABASE_URL: required when NODE_ENV=production/);
+    expect(output).toMatch(/PUBLIC_API_URL: .*not http:\/\/localhost:3000/);
+    expect(output).toMatch(/APP_URL: .*not http:\/\/localhost:5173/);
+    expect(output).not.toMatch(/embedded PostgreSQL/);
+    expect(existsSync(join(dataDir, 'postgres'))).toBe(false);
   });
 });

@@ -115,16 +115,22 @@ describe('system routes and the error body', () => {
   });
 });
 
+/** What production refuses to start without besides the database (src/config/settings.ts). */
+const PUBLIC_URLS = {
+  PUBLIC_API_URL: 'https://api.example.test',
+  APP_URL: 'https://app.example.test',
+};
+
 describe('API docs in production', () => {
   it('are not served unless DOCS_ENABLED turns them on, and then with a content-security policy', async () => {
-    const off = await startTestApp({ NODE_ENV: 'production' });
+    const off = await startTestApp({ NODE_ENV: 'production', ...PUBLIC_URLS });
     try {
       await off.http().get('/api/v1/docs').expect(404);
       await off.http().get('/api/v1/docs-json').expect(404);
     } finally {
       await off.close();
     }
-    const on = await startTestApp({ NODE_ENV: 'production', DOCS_ENABLED: 'true' });
+    const on = await startTestApp({ NODE_ENV: 'production', DOCS_ENABLED: 'true', ...PUBLIC_URLS });
     try {
       const ui = await on.http().get('/api/v1/docs').expect(200);
       expect(ui.headers['content-security-policy']).toContain("frame-ancestors 'none'");

@@ -254,6 +254,14 @@ describe('support tickets', () => {
       ['post', '/tickets', { subject: 's', message: 'x', status: 'closed' }],
       ['post', '/tickets', { subject: '   ', message: 'x' }],
       ['post', '/tickets', { subject: 's', message: 'a\u0000b' }],
+      // Direction overrides and invisible characters: text that reads otherwise than it is.
+      ['post', '/tickets', { subject: 'Refund \u202Egnp.exe', message: 'x' }],
+      ['post', '/tickets', { subject: '\u200B', message: 'x' }],
+      ['post', '/tickets', { subject: 's', message: '\u200B\u200C\u2060' }],
+      ['post', '/tickets', { subject: 's', message: 'send to \u2066acct-1\u2069 please' }],
+      ['post', `/tickets/${ticket.id}/messages`, { body: '\u202Edrawkcab' }],
+      ['post', `/tickets/${ticket.id}/messages`, { body: '\uFEFF' }],
+      ['post', `/admin/tickets/${ticket.id}/messages`, { body: 'fixed\u200F\u202B' }],
       ['post', `/tickets/${ticket.id}/messages`, { body: '' }],
       ['post', `/tickets/${ticket.id}/messages`, { body: 'x'.repeat(4001) }],
       ['post', `/tickets/${ticket.id}/messages`, { body: 42 }],
@@ -307,6 +315,15 @@ describe('support tickets', () => {
       .set(user.bearer)
       .send({ body: 'b' })
       .expect(201);
+    // Persian writes a zero-width non-joiner inside words, and emoji sequences use the joiner.
+    const persian = 'نمی\u200Cتوانم وصل شوم 👩\u200D💻';
+    const posted = await t
+      .http()
+      .post(`${API}/tickets/${ticket.id}/messages`)
+      .set(user.bearer)
+      .send({ body: persian })
+      .expect(201);
+    expect(posted.body.body).toBe(persian);
   });
 
   it('at most 5 open tickets; closing one frees a slot', async () => {

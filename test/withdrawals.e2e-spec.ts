@@ -247,6 +247,12 @@ describe('withdrawals: balances never negative, staff moves, validation', () => 
         { ...good, destination: '' },
         { ...good, destination: 'x'.repeat(201) },
         { ...good, destination: 'line\nbreak' },
+        // Reads otherwise to the staff who pay it: a direction override, invisible characters.
+        { ...good, destination: 'acct-\u202E24-tcca' },
+        { ...good, destination: 'acct\u200B-42' },
+        { ...good, destination: '\u200D' },
+        { ...good, destination: '\u00AD\u2060' },
+        { ...good, destination: '   ' },
         { ...good, destination: 42 },
         { ...good, currency: 'TON', destination: 'not-a-ton-address' },
         { ...good, extra: 1 },

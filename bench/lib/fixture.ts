@@ -111,6 +111,9 @@ export async function startFixture(
     const serviceEnv = {
       ...SERVICE_SECRETS,
       NODE_ENV: 'production',
+      // Production refuses localhost as the addresses nodes and users are given.
+      PUBLIC_API_URL: 'https://api.bench.test',
+      APP_URL: 'https://app.bench.test',
       HOST: '127.0.0.1',
       PORT: String(servicePort),
       // On, as by default, on a port of its own: other benchmarks may run at the same time.

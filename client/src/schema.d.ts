@@ -1807,7 +1807,7 @@ export interface components {
             /** @description for people */
             message: string;
             details?: components["schemas"]["FieldProblem"][];
-            /** @description on 500: the id in the log line */
+            /** @description the request id, as in X-Request-Id and the access-log line */
             request_id?: string;
         };
         ValidationErrorBody: components["schemas"]["ErrorBody"] & Record<string, never>;
@@ -2065,6 +2065,18 @@ export interface components {
                 };
             };
         };
+        /** @description CONFLICT, INVOICE_NOT_PENDING, PAYMENT_TOO_SMALL */
+        Error409_CONFLICT_INVOICE_NOT_PENDING_PAYMENT_TOO_SMALL: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"] & {
+                    /** @enum {string} */
+                    code?: "CONFLICT" | "INVOICE_NOT_PENDING" | "PAYMENT_TOO_SMALL";
+                };
+            };
+        };
         /** @description CONFLICT, USERNAME_TAKEN */
         Error409_CONFLICT_USERNAME_TAKEN: {
             headers: {
@@ -2086,18 +2098,6 @@ export interface components {
                 "application/json": components["schemas"]["ErrorBody"] & {
                     /** @enum {string} */
                     code?: "INSUFFICIENT_BALANCE";
-                };
-            };
-        };
-        /** @description INVOICE_NOT_PENDING */
-        Error409_INVOICE_NOT_PENDING: {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["ErrorBody"] & {
-                    /** @enum {string} */
-                    code?: "INVOICE_NOT_PENDING";
                 };
             };
         };
@@ -3599,7 +3599,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description pays the invoice (pending or expired) with an unmatched payment, once, audited; 409 INVOICE_NOT_PENDING when paid already; 404 for an unknown or already used tx_ref */
+            /** @description pays the invoice (pending or expired) with an unmatched payment, once, audited; 409 INVOICE_NOT_PENDING when paid already; 409 PAYMENT_TOO_SMALL when the payment is less than the invoice's amount (no override); 409 CONFLICT for another provider or currency; 404 for an unknown or already used tx_ref */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3612,7 +3612,7 @@ export interface operations {
             401: components["responses"]["Error401_UNAUTHENTICATED"];
             403: components["responses"]["Error403_FORBIDDEN_ORIGIN_REJECTED_ACCOUNT_BLOCKED"];
             404: components["responses"]["Error404_NOT_FOUND"];
-            409: components["responses"]["Error409_INVOICE_NOT_PENDING"];
+            409: components["responses"]["Error409_CONFLICT_INVOICE_NOT_PENDING_PAYMENT_TOO_SMALL"];
             413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
             415: components["responses"]["Error415_UNSUPPORTED_MEDIA_TYPE"];
             500: components["responses"]["Error500_INTERNAL"];

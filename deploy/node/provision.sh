@@ -17,6 +17,12 @@ set -euo pipefail
 
 readonly XRAY_VERSION="v25.10.15"
 readonly NODE_MIN_MAJOR=18
+# SHA-256 of each release archive of XRAY_VERSION: the SHA2-256 line of the release's
+# Xray-linux-<arch>.zip.dgst, checked against the published archive once, then recorded here (and
+# again whenever XRAY_VERSION changes). A download that does not match is never installed; with no
+# digest recorded for an architecture, nothing is downloaded there.
+readonly XRAY_SHA256_64=""
+readonly XRAY_SHA256_ARM64_V8A=""
 readonly STAGING="/opt/vpn-node/staging"
 readonly XRAY_BIN="/usr/local/bin/xray"
 readonly XRAY_CONFIG_DIR="/usr/local/etc/xray"
@@ -64,6 +70,16 @@ install_packages() {
   fi
 }
 
+# verify_sha256 <file> <expected hex digest>: exits 6 unless the file has that SHA-256.
+verify_sha256() {
+  local actual
+  actual="$(sha256sum "$1" | cut -d ' ' -f 1)"
+  if [[ "${actual}" != "$2" ]]; then
+    echo "$(basename "$1"): SHA-256 ${actual} is not the pinned $2; not installed" >&2
+    exit 6
+  fi
+}
+
 install_xray() {
   if [[ -x "${XRAY_BIN}" ]] && "${XRAY_BIN}" version 2>/dev/null | grep -q "${XRAY_VERSION#v}"; then
     return
@@ -71,10 +87,10 @@ install_xray() {
   if ! command -v curl >/dev/null 2>&1 || ! command -v unzip >/dev/null 2>&1; then
     install_packages curl unzip ca-certificates
   fi
-  local arch
+  local arch sha256
   case "$(uname -m)" in
-    x86_64 | amd64) arch="64" ;;
-    aarch64 | arm64) arch="arm64-v8a" ;;
+    x86_64 | amd64) arch="64" sha256="${XRAY_SHA256_64}" ;;
+    aarch64 | arm64) arch="arm64-v8a" sha256="${XRAY_SHA256_ARM64_V8A}" ;;
     *)
       echo "unsupported architecture $(uname -m)" >&2
       exit 5
@@ -83,8 +99,13 @@ install_xray() {
   local work
   work="$(mktemp -d)"
   trap 'rm -rf "${work}"' RETURN
+  if [[ ! "${sha256}" =~ ^[0-9a-f]{64}$ ]]; then
+    echo "no SHA-256 recorded for Xray ${XRAY_VERSION} (Xray-linux-${arch}.zip): not downloading an archive that cannot be checked" >&2
+    exit 6
+  fi
   curl -fsSL -o "${work}/xray.zip" \
     "https://github.com/XTLS/Xray-core/releases/download/${XRAY_VERSION}/Xray-linux-${arch}.zip"
+  verify_sha256 "${work}/xray.zip" "${sha256}"
   unzip -q -o "${work}/xray.zip" -d "${work}/xray"
   install -m 0755 "${work}/xray/xray" "${XRAY_BIN}"
   install -d -m 0755 /usr/local/share/xray

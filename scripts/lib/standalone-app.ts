@@ -41,6 +41,8 @@ export async function startStandaloneApp(
       NODE_ENV: 'production',
       DATA_DIR: dir,
       DATABASE_URL: pg.url,
+      PUBLIC_API_URL: 'https://api.example.test',
+      APP_URL: 'https://app.example.test',
       LOG_LEVEL: 'silent',
       JWT_ACCESS_SECRET: 'standalone-jwt-access-secret-0123456789ab',
       INTERNAL_SECRET: 'standalone-internal-secret-0123456789abcd',

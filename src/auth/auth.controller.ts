@@ -30,8 +30,14 @@ import { Answers } from '../common/openapi/answers';
 
 const LOGIN_CODE = /^[A-Za-z0-9_-]{1,64}$/;
 
-/** The public routes that make accounts, sessions or codes for anyone share one count per address. */
-const SIGNUP: RateRule = { name: 'signup', limit: 'signupPerAddress', by: 'address' };
+/**
+ * The public routes that make accounts, sessions or codes for anyone share one count per address,
+ * and one for everyone together.
+ */
+const SIGNUP: RateRule[] = [
+  { name: 'signup', limit: 'signupPerAddress', by: 'address' },
+  { name: 'signup', limit: 'signupGlobal', by: 'global' },
+];
 
 @ApiTags('auth')
 @Controller('auth')
@@ -44,7 +50,7 @@ export class AuthController {
   ) {}
 
   @Public()
-  @RateLimited(SIGNUP)
+  @RateLimited(...SIGNUP)
   @Post('seed')
   @ApiCreatedResponse({ type: SeedCreatedResponse })
   async createSeed(@Cookies() cookies: CookieWriter): Promise<SeedCreatedResponse> {
@@ -70,7 +76,7 @@ export class AuthController {
   }
 
   @Public()
-  @RateLimited(SIGNUP)
+  @RateLimited(...SIGNUP)
   @Answers('TELEGRAM_AUTH_INVALID', 'ACCOUNT_BLOCKED')
   @Post('telegram')
   @HttpCode(200)
@@ -84,7 +90,7 @@ export class AuthController {
   }
 
   @Public()
-  @RateLimited(SIGNUP)
+  @RateLimited(...SIGNUP)
   @Post('bot/login-codes')
   @ApiCreatedResponse({ type: LoginCodeResponse })
   async createLoginCode(): Promise<LoginCodeResponse> {

@@ -5,6 +5,7 @@ import { ThrottlerModule, type ThrottlerOptions } from '@nestjs/throttler';
 import { JwtAuthGuard } from '../common/auth/jwt-auth.guard';
 import { OriginGuard } from '../common/auth/origin.guard';
 import { PostgresThrottlerStorage } from '../common/throttling/postgres-throttler.storage';
+import { throttleAddress } from '../common/throttling/client-address';
 import { ThrottlingModule } from '../common/throttling/throttling.module';
 import { UsersModule } from '../users/users.module';
 import { AuthController } from './auth.controller';
@@ -27,21 +28,34 @@ function usernameOf(request: Record<string, unknown>): string {
  * whatever the address, slows a guess spread over many addresses; and one per address slows a
  * sweep of usernames. A device that signed in as that username before (its device cookie) counts
  * against itself instead of the address and username: guesses from elsewhere, however many
- * addresses they come from, never block it. Behind a reverse proxy set TRUST_PROXY to the hops or
+ * addresses they come from, never block it; nor does the count per address, which a neighbour
+ * behind the same address (or NAT) fills. IPv6 clients count by their /64. Behind a reverse proxy set TRUST_PROXY to the hops or
  * the proxies' addresses, or every client shares one address.
  */
 export function loginThrottles(devices: StaffDevices): ThrottlerOptions[] {
   const device = (request: Record<string, unknown>): string | null =>
     devices.deviceOf(request.cookies as Record<string, unknown> | undefined, usernameOf(request));
   return [
-    { name: 'ip', ttl: 60_000, limit: 20 },
+    {
+      name: 'ip',
+      ttl: 60_000,
+      limit: 20,
+      // A known device has its own count here too: neighbours behind its address (or a stranger
+      // guessing from it) never lock it out.
+      getTracker: (request: Record<string, unknown>) => {
+        const known = device(request);
+        return known ? `device:${known}` : `address:${throttleAddress(request.ip as string)}`;
+      },
+    },
     {
       name: 'account',
       ttl: 60_000,
       limit: 5,
       getTracker: (request: Record<string, unknown>) => {
         const known = device(request);
-        return known ? `device:${known}` : `${String(request.ip)}|${usernameOf(request)}`;
+        return known
+          ? `device:${known}`
+          : `${throttleAddress(request.ip as string)}|${usernameOf(request)}`;
       },
     },
     {

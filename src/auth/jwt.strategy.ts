@@ -42,7 +42,10 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
    */
   private readonly sessions: BatchQueue<SessionKey, UserWithDefaults | null>;
 
-  constructor(@Inject(SETTINGS) settings: Settings, users: AccountsRepository) {
+  constructor(
+    @Inject(SETTINGS) private readonly settings: Settings,
+    users: AccountsRepository,
+  ) {
     super({
       jwtFromRequest: accessToken,
       // passport-jwt hands the key to jsonwebtoken, which takes a KeyObject; its typings predate that.
@@ -57,8 +60,19 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
     );
   }
 
-  async validate(claims: AccessClaims): Promise<AuthUser> {
-    const { sub, sid } = claims as { sub: unknown; sid: unknown };
+  /** The verified payload, whatever it holds: checked here before any of it is used. */
+  async validate(
+    claims: Partial<Record<keyof AccessClaims | 'exp' | 'iat', unknown>>,
+  ): Promise<AuthUser> {
+    const { sub, sid, exp, iat } = claims;
+    // jsonwebtoken checks `exp` only when it is there: a token without one would never expire.
+    if (
+      typeof exp !== 'number' ||
+      typeof iat !== 'number' ||
+      exp - iat > this.settings.accessTokenTtlS
+    ) {
+      throw new AppError('UNAUTHENTICATED', 'the access token has no expiry or too long a life');
+    }
     if (
       typeof sub !== 'string' ||
       typeof sid !== 'string' ||

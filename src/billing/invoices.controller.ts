@@ -109,12 +109,12 @@ export class AdminInvoicesController {
   }
 
   @Post(':id/attach-payment')
-  @Answers('NOT_FOUND', 'INVOICE_NOT_PENDING')
+  @Answers('NOT_FOUND', 'INVOICE_NOT_PENDING', 'PAYMENT_TOO_SMALL', 'CONFLICT')
   @HttpCode(200)
   @ApiOkResponse({
     type: ConfirmationResponse,
     description:
-      'pays the invoice (pending or expired) with an unmatched payment, once, audited; 409 INVOICE_NOT_PENDING when paid already; 404 for an unknown or already used tx_ref',
+      "pays the invoice (pending or expired) with an unmatched payment, once, audited; 409 INVOICE_NOT_PENDING when paid already; 409 PAYMENT_TOO_SMALL when the payment is less than the invoice's amount (no override); 409 CONFLICT for another provider or currency; 404 for an unknown or already used tx_ref",
   })
   async attachPayment(
     @CurrentUser() caller: AuthUser,

@@ -3,7 +3,8 @@ import { Transactional } from '@nestjs-cls/transactional';
 import { AuditService } from '../audit/audit.service';
 import { AppError } from '../common/errors';
 import { keysetPage, type Page, type PageQuery, pagePosition } from '../common/pagination';
-import { BillingRepository } from './billing.repository';
+import { BillingRepository, type InvoiceRecord } from './billing.repository';
+import { TON_CURRENCY } from './money';
 import { type Confirmation, ConfirmationService } from './confirmation.service';
 import {
   type ReceivedPaymentRecord,
@@ -12,6 +13,11 @@ import {
 
 /** The audit action of a payment attached by hand (targetType `invoice`). */
 export const PAYMENT_ATTACHED = 'invoice.payment_attached';
+
+/** What an invoice's `amount` counts: nanotons for a TON invoice, else its currency's minor unit. */
+function invoiceUnit(invoice: InvoiceRecord): string {
+  return invoice.provider === 'ton' ? TON_CURRENCY : invoice.currency;
+}
 
 /** Money received that paid no invoice, and staff attaching it to one. */
 @Injectable()
@@ -47,6 +53,20 @@ export class UnmatchedPaymentsService {
       throw new AppError(
         'CONFLICT',
         `a ${payment.provider} payment cannot pay a ${invoice.provider} invoice`,
+      );
+    }
+    // Anyone can send a transfer with any comment: a payment pays only what it covers in full.
+    const unit = invoiceUnit(invoice);
+    if (payment.currency !== unit) {
+      throw new AppError(
+        'CONFLICT',
+        `a payment in ${payment.currency} cannot pay an invoice in ${unit}`,
+      );
+    }
+    if (BigInt(payment.amount) < BigInt(invoice.amount)) {
+      throw new AppError(
+        'PAYMENT_TOO_SMALL',
+        `the payment (${payment.amount}) is less than the invoice's amount (${invoice.amount} ${unit})`,
       );
     }
     const confirmed = await this.confirmation.confirm(

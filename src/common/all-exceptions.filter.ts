@@ -9,6 +9,7 @@ import { ThrottlerException } from '@nestjs/throttler';
 import type { Request, Response } from 'express';
 import { isDatabaseUnavailable } from '../database/postgres-errors';
 import { errorBody } from './error-body';
+import { loggablePath } from './request-id';
 import { AppError, type ErrorCode } from './errors';
 import { RawResponseException } from './raw-response.exception';
 
@@ -39,30 +40,36 @@ export class AllExceptionsFilter implements ExceptionFilter {
       response.status(exception.getStatus()).json(exception.getResponse());
       return;
     }
+    // Every refusal names its request, as in X-Request-Id and its access-log line.
+    const requestId = String(request.id ?? 'unknown');
     if (exception instanceof AppError) {
       for (const [name, value] of Object.entries(exception.headers ?? {}))
         response.setHeader(name, value);
       response.status(exception.status).json(
         errorBody(exception.status, exception.code, exception.message, {
           details: exception.details,
+          request_id: requestId,
         }),
       );
       return;
     }
     if (exception instanceof ThrottlerException) {
-      response
-        .status(429)
-        .json(errorBody(429, 'RATE_LIMITED', 'too many attempts, try again later'));
+      response.status(429).json(
+        errorBody(429, 'RATE_LIMITED', 'too many attempts, try again later', {
+          request_id: requestId,
+        }),
+      );
       return;
     }
     if (exception instanceof HttpException && exception.getStatus() < 500) {
       const status = exception.getStatus();
       const code = CODE_BY_STATUS[status] ?? 'CONFLICT';
-      response.status(status).json(errorBody(status, code, messageOf(exception, request)));
+      response
+        .status(status)
+        .json(errorBody(status, code, messageOf(exception, request), { request_id: requestId }));
       return;
     }
 
-    const requestId = String(request.id ?? 'unknown');
     if (isDatabaseUnavailable(exception)) {
       // Expected while PostgreSQL restarts: the pool reconnects by itself; the client may retry.
       this.logger.warn(
@@ -70,17 +77,21 @@ export class AllExceptionsFilter implements ExceptionFilter {
           err: { message: String((exception as { message?: unknown }).message) },
           request_id: requestId,
         },
-        `database unavailable on ${request.method} ${request.path}`,
+        `database unavailable on ${request.method} ${loggablePath(request.path)}`,
       );
       response
         .status(503)
         .setHeader('Retry-After', '5')
-        .json(errorBody(503, 'UPSTREAM_UNAVAILABLE', 'database unavailable, try again shortly'));
+        .json(
+          errorBody(503, 'UPSTREAM_UNAVAILABLE', 'database unavailable, try again shortly', {
+            request_id: requestId,
+          }),
+        );
       return;
     }
     this.logger.error(
       { err: loggable(exception), request_id: requestId },
-      `unexpected error on ${request.method} ${request.path}`,
+      `unexpected error on ${request.method} ${loggablePath(request.path)}`,
     );
     response
       .status(500)

@@ -25,7 +25,14 @@ async function linesReach(lines: unknown[], count: number): Promise<void> {
 
 /** The service's logger and request-log middleware on a bare Express app, its lines into `lines`. */
 function serverLogging(lines: Record<string, unknown>[]): Server {
-  const settings = loadSettings({ NODE_ENV: 'production', LOG_LEVEL: 'info', ...SECRETS });
+  const settings = loadSettings({
+    NODE_ENV: 'production',
+    LOG_LEVEL: 'info',
+    DATABASE_URL: 'postgresql://logging@db.example.test/logging',
+    PUBLIC_API_URL: 'https://api.example.test',
+    APP_URL: 'https://app.example.test',
+    ...SECRETS,
+  });
   const configured = loggerOptions(settings).pinoHttp;
   const options = (Array.isArray(configured) ? configured[0] : configured) as Options;
   const sink = new Writable({

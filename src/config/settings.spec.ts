@@ -1,7 +1,7 @@
 import { mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadSettings, SettingsError } from './settings';
+import { loadSettings, SettingsError, settingsWarnings } from './settings';
 
 const SECRETS = {
   JWT_ACCESS_SECRET: 'a'.repeat(40),
@@ -9,6 +9,14 @@ const SECRETS = {
   PROXY_TOKEN_SECRET: 'c'.repeat(40),
   DATA_ENCRYPTION_KEY: 'd'.repeat(40),
   SEED_PEPPER: 'e'.repeat(40),
+};
+
+/** What production needs besides the secrets: a database and public addresses. */
+const PRODUCTION = {
+  NODE_ENV: 'production',
+  DATABASE_URL: 'postgresql://app@db.internal:5432/app',
+  PUBLIC_API_URL: 'https://api.example.com',
+  APP_URL: 'https://app.example.com',
 };
 
 function problemsOf(env: Record<string, string>): string[] {
@@ -135,7 +143,7 @@ describe('loadSettings', () => {
       shutdownGraceS: 25,
       dbPoolWaitMs: 5_000,
     });
-    expect(loadSettings({ ...SECRETS, NODE_ENV: 'production' })).toMatchObject({
+    expect(loadSettings({ ...SECRETS, ...PRODUCTION })).toMatchObject({
       shutdownDrainS: 15,
       shutdownGraceS: 25,
     });
@@ -157,6 +165,46 @@ describe('loadSettings', () => {
         'SEED_PEPPER: required when NODE_ENV=production',
       ]),
     );
+  });
+
+  it('refuses production without a database or with this machine as the public addresses', () => {
+    const production = { ...SECRETS, ...PRODUCTION };
+    expect(problemsOf(production)).toEqual([]);
+    const { DATABASE_URL: _unset, ...withoutDatabase } = production;
+    expect(problemsOf(withoutDatabase)).toEqual([
+      expect.stringMatching(/^DATABASE_URL: required when NODE_ENV=production/),
+    ]);
+    const { PUBLIC_API_URL: _a, APP_URL: _b, ...defaults } = production;
+    expect(problemsOf(defaults)).toEqual([
+      expect.stringMatching(/^PUBLIC_API_URL: .*not http:\/\/localhost:3000/),
+      expect.stringMatching(/^APP_URL: .*not http:\/\/localhost:5173/),
+    ]);
+    for (const local of [
+      'http://127.0.0.1:3000',
+      'http://[::1]:3000',
+      'https://api.localhost',
+      'http://0.0.0.0',
+    ]) {
+      expect(problemsOf({ ...production, PUBLIC_API_URL: local })).toEqual([
+        expect.stringMatching(/^PUBLIC_API_URL: /),
+      ]);
+    }
+    // Outside production the development defaults stand.
+    expect(problemsOf({ ...SECRETS, DATA_DIR: dataDir() })).toEqual([]);
+  });
+
+  it('warns when TRUST_PROXY counts hops while the port is reachable without the proxy', () => {
+    const warningsFor = (env: Record<string, string>) =>
+      settingsWarnings(loadSettings({ ...SECRETS, DATA_DIR: dataDir(), ...env }));
+    for (const host of ['0.0.0.0', '::', '203.0.113.10']) {
+      expect(warningsFor({ TRUST_PROXY: '1', HOST: host })).toEqual([
+        expect.stringMatching(/^TRUST_PROXY=1 while HOST=.*forges X-Forwarded-For/),
+      ]);
+    }
+    expect(warningsFor({ TRUST_PROXY: '1', HOST: '127.0.0.1' })).toEqual([]);
+    expect(warningsFor({ TRUST_PROXY: '1', HOST: '10.0.0.5' })).toEqual([]);
+    expect(warningsFor({ TRUST_PROXY: '10.0.0.0/8', HOST: '0.0.0.0' })).toEqual([]);
+    expect(warningsFor({ HOST: '0.0.0.0' })).toEqual([]);
   });
 
   it('generates missing development secrets once and keeps them', () => {
@@ -184,6 +232,30 @@ describe('loadSettings', () => {
         expect.stringMatching(/^TRUST_PROXY: .*never true/),
       ]);
     }
+  });
+
+  it('per-address throttles by default let a carrier-grade NAT address through; global bounds cap a flood', () => {
+    const { rateLimits } = loadSettings({ ...SECRETS, DATA_DIR: dataDir() });
+    // A mobile carrier puts hundreds of subscribers behind one address: sign-ups from such an
+    // address in ten minutes, seed sign-ins, game rounds and ticket messages a minute.
+    expect(
+      rateLimits.signupPerAddress.limit / rateLimits.signupPerAddress.windowS,
+    ).toBeGreaterThanOrEqual(0.5);
+    expect(
+      rateLimits.seedLoginPerAddress.limit / rateLimits.seedLoginPerAddress.windowS,
+    ).toBeGreaterThanOrEqual(5);
+    expect(rateLimits.gameRoundsPerAddress.limit).toBeGreaterThanOrEqual(
+      20 * rateLimits.gameRoundsPerAccount.limit,
+    );
+    expect(rateLimits.ticketMessagesPerAddress.limit).toBeGreaterThanOrEqual(
+      20 * rateLimits.ticketMessagesPerAccount.limit,
+    );
+    expect(rateLimits.invoicesPerAddress.limit).toBeGreaterThanOrEqual(
+      20 * rateLimits.invoicesPerAccount.limit,
+    );
+    // ...while everyone together stays bounded.
+    expect(rateLimits.signupGlobal.limit).toBeGreaterThan(rateLimits.signupPerAddress.limit);
+    expect(rateLimits.staffLoginUnknownGlobal).toEqual({ limit: 60, windowS: 60 });
   });
 
   it('reads throttles as limit/window and sizes as the body parser does', () => {

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { isIP } from 'node:net';
+import { isInwardAddress } from '../common/inward-address';
 import { dirname, resolve } from 'node:path';
 
 /** Every setting of the service, validated once at boot. Nothing else reads `process.env`. */
@@ -85,6 +86,11 @@ export interface Settings {
   readonly referralRewardDays: number;
   readonly trafficLimitDefaultBytes: bigint;
   readonly nodeHealthIntervalS: number;
+  /**
+   * Accept loopback, link-local, private and unspecified addresses as node hosts. Off by default:
+   * otherwise the node list probes the service's own network (its health checks connect there).
+   */
+  readonly nodePrivateHostsAllowed: boolean;
   /** How many node health probes run at once. */
   readonly nodeHealthConcurrency: number;
   /** How long one TCP probe waits; kept below the interval. */
@@ -144,6 +150,10 @@ export interface RateLimit {
 export interface RateLimits {
   /** POST /auth/seed, /auth/telegram and /auth/bot/login-codes together, per address. */
   readonly signupPerAddress: RateLimit;
+  /** The same sign-ups from everyone together: bounds a flood from many (or forged) addresses. */
+  readonly signupGlobal: RateLimit;
+  /** Password checks of staff sign-ins naming an unknown username, from everyone together. */
+  readonly staffLoginUnknownGlobal: RateLimit;
   readonly seedLoginPerAddress: RateLimit;
   /** Attempts at one seed, wherever they come from. */
   readonly seedLoginPerSeed: RateLimit;
@@ -243,6 +253,7 @@ export function loadSettings(env: Env = process.env): Settings {
     referralRewardDays: read.int('REFERRAL_REWARD_DAYS', 7, 0, 365),
     trafficLimitDefaultBytes: read.bigint('TRAFFIC_LIMIT_DEFAULT_BYTES', 107_374_182_400n),
     nodeHealthIntervalS: read.int('NODE_HEALTH_INTERVAL_S', 60, 1, 86_400),
+    nodePrivateHostsAllowed: read.bool('NODE_PRIVATE_HOSTS_ALLOWED', false),
     nodeHealthConcurrency: read.int('NODE_HEALTH_CONCURRENCY', 50, 1, 1000),
     nodeHealthTimeoutMs: read.int('NODE_HEALTH_TIMEOUT_MS', 3000, 100, 60_000),
     nodeProvisionTimeoutS: read.int('NODE_PROVISION_TIMEOUT_S', 600, 1, 86_400),
@@ -272,16 +283,20 @@ export function loadSettings(env: Env = process.env): Settings {
       maxConnections: read.int('HTTP_MAX_CONNECTIONS', 2_000, 1, 1_000_000),
     },
     rateLimits: {
-      signupPerAddress: read.rate('RATE_SIGNUP_PER_ADDRESS', '20/600'),
-      seedLoginPerAddress: read.rate('RATE_SEED_LOGIN_PER_ADDRESS', '30/60'),
+      // Per address: what one carrier-grade NAT address (many mobile subscribers) carries; abuse
+      // is bounded by the per-account, per-seed and global limits (docs/security.md, "Throttles").
+      signupPerAddress: read.rate('RATE_SIGNUP_PER_ADDRESS', '300/600'),
+      signupGlobal: read.rate('RATE_SIGNUP_GLOBAL', '1800/600'),
+      staffLoginUnknownGlobal: read.rate('RATE_STAFF_LOGIN_UNKNOWN_GLOBAL', '60/60'),
+      seedLoginPerAddress: read.rate('RATE_SEED_LOGIN_PER_ADDRESS', '300/60'),
       seedLoginPerSeed: read.rate('RATE_SEED_LOGIN_PER_SEED', '10/60'),
       gameRoundsPerAccount: read.rate('RATE_GAME_ROUNDS_PER_ACCOUNT', '20/60'),
-      gameRoundsPerAddress: read.rate('RATE_GAME_ROUNDS_PER_ADDRESS', '60/60'),
+      gameRoundsPerAddress: read.rate('RATE_GAME_ROUNDS_PER_ADDRESS', '600/60'),
       ticketMessagesPerAccount: read.rate('RATE_TICKET_MESSAGES_PER_ACCOUNT', '10/60'),
-      ticketMessagesPerAddress: read.rate('RATE_TICKET_MESSAGES_PER_ADDRESS', '30/60'),
+      ticketMessagesPerAddress: read.rate('RATE_TICKET_MESSAGES_PER_ADDRESS', '300/60'),
       ticketMessagesPerTicket: read.rate('RATE_TICKET_MESSAGES_PER_TICKET', '30/3600'),
       invoicesPerAccount: read.rate('RATE_INVOICES_PER_ACCOUNT', '20/3600'),
-      invoicesPerAddress: read.rate('RATE_INVOICES_PER_ADDRESS', '60/3600'),
+      invoicesPerAddress: read.rate('RATE_INVOICES_PER_ADDRESS', '600/3600'),
     },
   };
 
@@ -313,8 +328,72 @@ export function loadSettings(env: Env = process.env): Settings {
   if (settings.http.headersTimeoutMs > settings.http.requestTimeoutMs) {
     problems.push('HTTP_HEADERS_TIMEOUT_MS: must not be longer than HTTP_REQUEST_TIMEOUT_MS');
   }
+  if (nodeEnv === 'production') problems.push(...productionProblems(settings));
   if (problems.length > 0) throw new SettingsError(problems);
   return Object.freeze(settings);
+}
+
+/** Settings that are fine on a developer's machine and wrong for a real deployment. */
+function productionProblems(settings: Settings): string[] {
+  const problems: string[] = [];
+  if (settings.databaseUrl === null) {
+    problems.push(
+      'DATABASE_URL: required when NODE_ENV=production (without it the service would start ' +
+        'the embedded development PostgreSQL)',
+    );
+  }
+  for (const [name, value] of [
+    ['PUBLIC_API_URL', settings.publicApiUrl],
+    ['APP_URL', settings.appUrl],
+  ] as const) {
+    if (isLocalHostname(new URL(value).hostname)) {
+      problems.push(
+        `${name}: must be the address the outside world reaches when NODE_ENV=production, ` +
+          `not ${value} (nodes and Telegram users are given it)`,
+      );
+    }
+  }
+  return problems;
+}
+
+/** localhost, its subdomains, loopback and unspecified addresses: this machine only. */
+function isLocalHostname(hostname: string): boolean {
+  const host = hostname
+    .toLowerCase()
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.$/, '');
+  if (host === 'localhost' || host.endsWith('.localhost')) return true;
+  if (isIP(host) === 4) return host.startsWith('127.') || host === '0.0.0.0';
+  return host === '::1' || host === '::';
+}
+
+/**
+ * Warnings for settings that are allowed but risky, logged loudly at start-up. A hop count in
+ * TRUST_PROXY believes the last X-Forwarded-For entries of whoever connects: when the port is
+ * reachable without the proxy (HOST on all interfaces or a public address), a client connecting
+ * directly writes its own entries and picks the address every per-address throttle counts.
+ * Listing the proxies' addresses instead is safe: entries are believed only from those.
+ */
+export function settingsWarnings(settings: Settings): string[] {
+  const warnings: string[] = [];
+  if (typeof settings.trustProxy === 'number' && settings.trustProxy > 0) {
+    const host = settings.host;
+    const reachable = host === '' || host === '0.0.0.0' || host === '::' || isPublicAddress(host);
+    if (reachable) {
+      warnings.push(
+        `TRUST_PROXY=${settings.trustProxy} while HOST=${host || '(all interfaces)'}: a client ` +
+          'that reaches the port without the proxy forges X-Forwarded-For and every ' +
+          'per-address throttle with it. Bind HOST to the address only the proxy reaches, or ' +
+          "set TRUST_PROXY to the proxies' addresses/CIDRs.",
+      );
+    }
+  }
+  return warnings;
+}
+
+/** An IP address that is neither loopback, link-local, private nor unspecified. */
+function isPublicAddress(host: string): boolean {
+  return isIP(host) !== 0 && !isInwardAddress(host);
 }
 
 /**

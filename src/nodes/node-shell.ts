@@ -48,6 +48,11 @@ export function hostKeyFingerprint(key: Buffer): string {
   return `SHA256:${createHash('sha256').update(key).digest('base64').replace(/=+$/, '')}`;
 }
 
+/** The prefix that runs a command as root: none for root itself, else sudo without a prompt. */
+export function asRoot(username: string): string {
+  return username === 'root' ? '' : 'sudo -n ';
+}
+
 /** A single-quoted shell word. */
 export function shellQuote(value: string): string {
   return `'${value.replace(/'/g, `'\\''`)}'`;
@@ -86,7 +91,7 @@ export class SshNodeShell extends NodeShell {
       }
       throw error;
     }
-    return new SshSession(ssh, seen!);
+    return new SshSession(ssh, seen!, asRoot(target.username));
   }
 }
 
@@ -94,6 +99,8 @@ class SshSession implements ShellSession {
   constructor(
     private readonly ssh: NodeSSH,
     readonly hostKeySha256: string,
+    /** Every step of an upload runs as root: the files live in root's folders. */
+    private readonly root: string,
   ) {}
 
   async run(command: string, stdin?: string): Promise<CommandResult> {
@@ -104,8 +111,12 @@ class SshSession implements ShellSession {
   async upload(path: string, content: string, mode: '600' | '700' | '644'): Promise<void> {
     const dir = path.slice(0, path.lastIndexOf('/')) || '/';
     const target = shellQuote(path);
+    const sudo = this.root;
+    // sudo keeps the caller's umask (joined with its own), so the file is 0600 from its creation.
+    const write = sudo ? `${sudo}tee ${target}.tmp >/dev/null` : `cat > ${target}.tmp`;
     const result = await this.run(
-      `umask 077 && mkdir -p ${shellQuote(dir)} && cat > ${target}.tmp && chmod ${mode} ${target}.tmp && mv ${target}.tmp ${target}`,
+      `umask 077 && ${sudo}mkdir -p ${shellQuote(dir)} && ${write} && ` +
+        `${sudo}chmod ${mode} ${target}.tmp && ${sudo}mv ${target}.tmp ${target}`,
       content,
     );
     if (result.code !== 0) throw new CommandFailedError(`upload of ${path}`, result);

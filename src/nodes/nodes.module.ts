@@ -10,6 +10,7 @@ import { AdminNodesController, RoutingController } from './nodes.controller';
 import { NodeJobs } from './nodes.jobs';
 import { NodeSecretLookup } from './node-secret-lookup';
 import { NodesRepository } from './nodes.repository';
+import { NodeHosts } from './node-hosts';
 import { NodesService } from './nodes.service';
 import { ProvisioningService } from './provisioning.service';
 import { RoutingService } from './routing.service';
@@ -21,6 +22,7 @@ import { SessionTokens } from './session-token';
   providers: [
     NodesRepository,
     NodesService,
+    NodeHosts,
     RoutingService,
     ProvisioningService,
     HealthService,

@@ -5,6 +5,7 @@ import { AppError, validationFailed } from '../common/errors';
 import { keysetPage, type Page, type PageQuery, pagePosition } from '../common/pagination';
 import { SecretBox } from '../common/secret-box';
 import type { CreateNodeRequest, UpdateNodeRequest } from './dto/node.dto';
+import { NodeHosts } from './node-hosts';
 import { NODE_AUDIT_ACTIONS } from './nodes.constants';
 import {
   type AgentCredentials,
@@ -55,6 +56,7 @@ export class NodesService {
     private readonly audit: AuditService,
     @Inject(SecretBox) private readonly box: SecretBox,
     private readonly secrets: NodeSecretLookup,
+    private readonly hosts: NodeHosts,
   ) {}
 
   /**
@@ -62,6 +64,7 @@ export class NodesService {
    * node's own secret; seals every private part before storing.
    */
   async create(actorId: string, request: CreateNodeRequest): Promise<NodeRecord> {
+    await this.hosts.assertOutward({ host: request.host });
     const tunnelPort = request.tunnel_port ?? DEFAULT_TUNNEL_PORT;
     const admissionPort = request.admission_port ?? DEFAULT_ADMISSION_PORT;
     checkPorts(tunnelPort, admissionPort);
@@ -111,6 +114,7 @@ export class NodesService {
 
   @Transactional()
   async update(actorId: string, id: string, request: UpdateNodeRequest): Promise<NodeRecord> {
+    await this.hosts.assertOutward({ host: request.host });
     const before = await this.nodes.lock(id);
     if (!before) throw new AppError('NOT_FOUND', 'node not found');
     checkPorts(

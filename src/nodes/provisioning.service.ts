@@ -10,6 +10,7 @@ import { LAST_ERROR_MAX, NODE_AUDIT_ACTIONS, NODE_PATHS, XRAY_UNIT } from './nod
 import { type NodeRecord, type NodeSecrets, NodesRepository } from './nodes.repository';
 import { NodesService } from './nodes.service';
 import {
+  asRoot,
   CommandFailedError,
   HostKeyMismatchError,
   NodeShell,
@@ -157,6 +158,7 @@ export class ProvisioningService implements OnModuleDestroy {
       });
     } catch (cause) {
       error = this.describe(cause, opened);
+      this.logger.warn({ node_id: id, error }, 'node provisioning failed');
     }
     await this.finish(id, startedAt, error);
   }
@@ -185,6 +187,7 @@ export class ProvisioningService implements OnModuleDestroy {
       });
     } catch (cause) {
       error = this.describe(cause, opened);
+      this.logger.warn({ node_id: id, error }, 'node restart failed');
     }
     await this.recordRestart(id, error);
   }
@@ -263,5 +266,5 @@ export class ProvisioningService implements OnModuleDestroy {
 }
 
 function sudo(node: NodeRecord): string {
-  return node.sshUser === 'root' ? '' : 'sudo -n ';
+  return asRoot(node.sshUser);
 }

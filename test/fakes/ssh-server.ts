@@ -33,7 +33,8 @@ export interface FakeSshServer {
   close(): Promise<void>;
 }
 
-const UPLOAD = /cat > '([^']+)'\.tmp/;
+/** An upload's write step: `cat > 'path'.tmp` as root, `sudo -n tee 'path'.tmp` otherwise. */
+const UPLOAD = /(?:cat > |tee )'([^']+)'\.tmp/;
 
 /** A generated ed25519 key pair in OpenSSH format. */
 export function sshKeyPair(): { privateKey: string; publicKey: string } {

@@ -23,6 +23,8 @@ export const TRUSTED_ORIGIN = 'https://app.example.test';
 const UNTHROTTLED = Object.fromEntries(
   [
     'RATE_SIGNUP_PER_ADDRESS',
+    'RATE_SIGNUP_GLOBAL',
+    'RATE_STAFF_LOGIN_UNKNOWN_GLOBAL',
     'RATE_SEED_LOGIN_PER_ADDRESS',
     'RATE_SEED_LOGIN_PER_SEED',
     'RATE_GAME_ROUNDS_PER_ACCOUNT',
@@ -68,6 +70,11 @@ export async function startTestApp(
     CSRF_TRUSTED_ORIGINS: TRUSTED_ORIGIN,
     CORS_ORIGINS: TRUSTED_ORIGIN,
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    // The database the app is given below; production settings refuse to start without one.
+    DATABASE_URL: database.url,
+    MIGRATIONS_RUN: 'true',
+    // Test nodes are local servers on 127.0.0.1; test/nodes.e2e-spec.ts checks the refusal.
+    NODE_PRIVATE_HOSTS_ALLOWED: 'true',
     ...UNTHROTTLED,
     ...TEST_SECRETS,
     ...env,

@@ -21,7 +21,10 @@ export const ERROR_SCHEMAS: Record<string, SchemaObject> = {
       code: { type: 'string', description: 'stable machine code', example: 'NOT_FOUND' },
       message: { type: 'string', description: 'for people' },
       details: { type: 'array', items: ref('FieldProblem') },
-      request_id: { type: 'string', description: 'on 500: the id in the log line' },
+      request_id: {
+        type: 'string',
+        description: 'the request id, as in X-Request-Id and the access-log line',
+      },
     },
     required: ['statusCode', 'error', 'code', 'message'],
     additionalProperties: false,

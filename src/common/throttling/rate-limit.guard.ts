@@ -12,11 +12,14 @@ import type { AuthenticatedRequest } from '../auth/auth-user';
 import { sha256 } from '../secrets';
 import { CANONICAL_UUID } from '../uuid';
 import { DocumentedGuard } from '../openapi/answers';
+import { throttleAddress } from './client-address';
 import { RateLimiter } from './rate-limiter';
 
 /** What a throttle counts by; null when the request has no such thing (it is then not counted). */
 const TRACKERS = {
-  address: (request: AuthenticatedRequest) => request.ip ?? null,
+  address: (request: AuthenticatedRequest) => throttleAddress(request.ip),
+  /** Everyone together: a bound on the work a flood causes, whatever addresses it claims. */
+  global: () => 'all',
   account: (request: AuthenticatedRequest) => request.user?.id ?? null,
   /** The seed a sign-in tries, hashed: a bounded key whatever the client sends. */
   seed: (request: AuthenticatedRequest) => {

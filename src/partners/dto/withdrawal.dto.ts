@@ -4,6 +4,7 @@ import { IsIn, IsOptional, IsString, Length, Matches, ValidateBy } from 'class-v
 import { CURRENCY_CODE } from '../../billing/dto/plan.dto';
 import { isKnownCurrency, TON_CURRENCY } from '../../billing/money';
 import { PageQuery, type Page } from '../../common/pagination';
+import { IsVisibleText } from '../../common/visible-text';
 import { WITHDRAWAL_STATES, type WithdrawalState } from '../entities/withdrawal-request.entity';
 import type { WithdrawalRecord } from '../partners.repository';
 
@@ -75,6 +76,7 @@ export class CreateWithdrawalRequest {
   })
   @IsString()
   @Length(1, 200, { message: 'must be 1 to 200 characters' })
+  @IsVisibleText({ joiners: false })
   @IsDestinationFor()
   destination: string;
 }

@@ -1,11 +1,9 @@
 import { PageQuery } from '../../common/pagination';
 import { ApiProperty } from '@nestjs/swagger';
-import { IsIn, IsOptional, IsString, Length, Matches, NotContains } from 'class-validator';
+import { IsIn, IsOptional, IsString, Length, NotContains } from 'class-validator';
+import { IsVisibleText } from '../../common/visible-text';
 import { TICKET_STATUSES, type TicketStatus } from '../entities/ticket.entity';
 
-/** Not only whitespace. */
-const VISIBLE = /\S/;
-const VISIBLE_MESSAGE = 'must contain visible text';
 /** PostgreSQL text cannot hold NUL; letting one through would be a 500. */
 const NUL = '\u0000';
 const NUL_MESSAGE = 'must not contain NUL characters';
@@ -14,14 +12,14 @@ export class CreateTicketRequest {
   @ApiProperty({ minLength: 1, maxLength: 200, example: 'Cannot connect from my phone' })
   @IsString()
   @Length(1, 200, { message: 'must be 1 to 200 characters' })
-  @Matches(VISIBLE, { message: VISIBLE_MESSAGE })
+  @IsVisibleText({ joiners: true })
   @NotContains(NUL, { message: NUL_MESSAGE })
   subject: string;
 
   @ApiProperty({ minLength: 1, maxLength: 4000, description: 'the first message of the thread' })
   @IsString()
   @Length(1, 4000, { message: 'must be 1 to 4000 characters' })
-  @Matches(VISIBLE, { message: VISIBLE_MESSAGE })
+  @IsVisibleText({ joiners: true })
   @NotContains(NUL, { message: NUL_MESSAGE })
   message: string;
 }
@@ -30,7 +28,7 @@ export class PostTicketMessageRequest {
   @ApiProperty({ minLength: 1, maxLength: 4000 })
   @IsString()
   @Length(1, 4000, { message: 'must be 1 to 4000 characters' })
-  @Matches(VISIBLE, { message: VISIBLE_MESSAGE })
+  @IsVisibleText({ joiners: true })
   @NotContains(NUL, { message: NUL_MESSAGE })
   body: string;
 }
