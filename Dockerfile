@@ -7,7 +7,8 @@ RUN npm ci --no-audit --no-fund
 COPY . .
 RUN npm run build && npm prune --omit=dev
 
-# What runs: the compiled code (dist/, with its migrations) and the production dependencies only.
+# What runs: the compiled code (dist/, with its migrations), the built web app (web/dist/, served
+# outside /api) and the production dependencies only.
 # `npm run migration:run|revert|show` work here too (the TypeORM CLI on dist/database/cli-data-source.js).
 FROM node:20-bookworm-slim
 ENV NODE_ENV=production
@@ -16,6 +17,7 @@ ENV NODE_ENV=production
 WORKDIR /app
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
+COPY --from=build /app/web/dist ./web/dist
 COPY --from=build /app/deploy ./deploy
 COPY package.json ./
 USER node

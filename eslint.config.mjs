@@ -7,6 +7,7 @@ export default tseslint.config(
       'dist/**',
       'node_modules/**',
       'client/dist/**',
+      'web/dist/**',
       'client/node_modules/**',
       'coverage/**',
       '.data/**',

@@ -20,6 +20,7 @@ import { settingsWarnings } from './config/settings';
 import { HttpMetrics } from './metrics/http-metrics';
 import { Drain } from './system/drain';
 import { TimedExpressAdapter } from './system/http-server';
+import { serveWebApp } from './system/web-app';
 
 export const API_PREFIX = 'api/v1';
 
@@ -60,6 +61,8 @@ export async function createApp(options: AppModuleOptions): Promise<NestExpressA
       callback(null, origin !== undefined && settings.corsOrigins.includes(origin)),
     credentials: true,
   });
+  // Outside /api, before the API's routes: the built web app on the same origin.
+  serveWebApp(app, settings.webDir, API_PREFIX);
   app.setGlobalPrefix(API_PREFIX);
   app.useGlobalPipes(createValidationPipe());
   guardBodilessRoutes(app, API_PREFIX);

@@ -33,7 +33,14 @@ const BUILD_INPUTS = [
   'deploy',
   // npm ci's postinstall.
   'scripts/check-argon2.mjs',
+  // The web app: its sources, the typed client and the game rules it imports, its budget check.
+  'web',
+  'client',
+  'scripts/web-budget.mjs',
 ];
+
+/** What the image keeps of the web app: the build, none of the sources. */
+const WEB_SOURCES = ['web/src', 'web/index.html', 'web/vite.config.mts', 'web/tsconfig.json'];
 
 /** The image's start command, read from the Dockerfile's CMD (exec form). */
 function imageCommand(): string[] {
@@ -111,12 +118,19 @@ describe('the production image, laid out without an engine', () => {
     const build = await runCommand('npm', ['run', 'build'], { cwd: image, env: process.env });
     expect(build).toMatchObject({ code: 0 });
 
-    // The image's last stage: dist/, package.json and the production dependencies only.
+    // The image's last stage: dist/, web/dist/, package.json and the production dependencies only.
     for (const input of [
       ...BUILD_INPUTS.filter(
         (i) =>
-          !['package.json', 'package-lock.json', 'deploy', 'scripts/check-argon2.mjs'].includes(i),
+          ![
+            'package.json',
+            'package-lock.json',
+            'deploy',
+            'scripts/check-argon2.mjs',
+            'web',
+          ].includes(i),
       ),
+      ...WEB_SOURCES,
       'node_modules',
     ]) {
       rmSync(join(image, input), { recursive: true, force: true });
@@ -140,6 +154,8 @@ describe('the production image, laid out without an engine', () => {
     expect(existsSync(join(image, 'dist/database/cli-data-source.js'))).toBe(true);
     expect(existsSync(join(image, 'dist/migrations/0001-initial.js'))).toBe(true);
     expect(existsSync(join(image, 'dist/migrations/index.js'))).toBe(true);
+    expect(existsSync(join(image, 'web/dist/index.html'))).toBe(true);
+    expect(existsSync(join(image, 'web/src'))).toBe(false);
     // ts-node stays (an optional peer of typeorm), but without src/ it has nothing to run.
     expect(existsSync(join(image, 'node_modules/@nestjs/cli'))).toBe(false);
     expect(existsSync(join(image, 'node_modules/jest'))).toBe(false);
@@ -252,6 +268,14 @@ describe('the production image, laid out without an engine', () => {
         await waitHealthy(port, child, 90_000).catch((error: Error) => {
           throw new Error(`${error.message}:\n${output()}`);
         });
+      }
+      // The web app, served by each replica on its own origin.
+      for (const { port } of replicas) {
+        const page = await fetch(`http://127.0.0.1:${port}/account`);
+        expect([page.status, page.headers.get('content-type')]).toEqual([
+          200,
+          'text/html; charset=utf-8',
+        ]);
       }
       const applied = await appliedMigrations(db.url);
       expect(applied).toHaveLength(MIGRATIONS.length);

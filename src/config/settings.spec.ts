@@ -44,7 +44,8 @@ describe('loadSettings', () => {
       cookieSecure: true,
       cookieDomain: null,
       corsOrigins: [],
-      appUrl: 'http://localhost:5173',
+      appUrl: 'http://localhost:3000',
+      publicApiUrl: 'http://localhost:3000',
       botMode: 'off',
       telegramAuthMaxAgeS: 86_400,
       trialDays: 3,
@@ -59,6 +60,23 @@ describe('loadSettings', () => {
       heapGrowingPercent: 100,
     });
     expect(Object.isFrozen(s)).toBe(true);
+  });
+
+  it('links the bot to the app the service serves, at its own address by default', () => {
+    const local = loadSettings({ ...SECRETS, DATA_DIR: dataDir(), PORT: '4100' });
+    expect(local.publicApiUrl).toBe('http://localhost:4100');
+    expect(local.appUrl).toBe('http://localhost:4100');
+    expect(local.webDir).toBe(join(__dirname, '../../web/dist'));
+
+    const public_ = loadSettings({
+      ...SECRETS,
+      DATA_DIR: dataDir(),
+      PUBLIC_API_URL: 'https://vpn.example.com',
+    });
+    expect(public_.appUrl).toBe('https://vpn.example.com');
+    expect(
+      loadSettings({ ...SECRETS, DATA_DIR: dataDir(), APP_URL: 'https://app.example.com/' }).appUrl,
+    ).toBe('https://app.example.com');
   });
 
   it('serves metrics on 127.0.0.1:9464 by default, never on the public port, with a real token', () => {

@@ -63,6 +63,8 @@ export interface Settings {
    * what each node's proxy calls (written into its settings).
    */
   readonly publicApiUrl: string;
+  /** The built web app (`index.html` and `assets/`), served outside /api when it exists. */
+  readonly webDir: string;
   readonly botToken: string | null;
   readonly botMode: 'off' | 'polling' | 'webhook';
   readonly botWebhookSecret: string | null;
@@ -204,10 +206,14 @@ export function loadSettings(env: Env = process.env): Settings {
   const databaseUrl = read.optionalUrl('DATABASE_URL', ['postgres:', 'postgresql:']);
   const secrets = resolveSecrets(env, nodeEnv, dataDir, problems);
 
+  const host = read.string('HOST', '0.0.0.0');
+  const port = read.int('PORT', 3000, 0, 65535);
+  const publicApiUrl = read.baseUrl('PUBLIC_API_URL', `http://localhost:${port}`);
+
   const settings: Settings = {
     nodeEnv,
-    host: read.string('HOST', '0.0.0.0'),
-    port: read.int('PORT', 3000, 0, 65535),
+    host,
+    port,
     dataDir,
     databaseUrl,
     migrationsRun: read.bool('MIGRATIONS_RUN', databaseUrl === null),
@@ -233,8 +239,9 @@ export function loadSettings(env: Env = process.env): Settings {
     cookieDomain: read.optionalString('COOKIE_DOMAIN'),
     corsOrigins: read.origins('CORS_ORIGINS'),
     csrfTrustedOrigins: read.origins('CSRF_TRUSTED_ORIGINS'),
-    appUrl: read.url('APP_URL', 'http://localhost:5173').replace(/\/+$/, ''),
-    publicApiUrl: read.baseUrl('PUBLIC_API_URL', 'http://localhost:3000'),
+    appUrl: read.url('APP_URL', publicApiUrl).replace(/\/+$/, ''),
+    publicApiUrl,
+    webDir: resolve(read.string('WEB_DIR', resolve(__dirname, '../../web/dist'))),
     botToken: read.optionalString('BOT_TOKEN'),
     botMode: read.oneOf('BOT_MODE', ['off', 'polling', 'webhook'] as const, 'off'),
     botWebhookSecret: read.optionalString('BOT_WEBHOOK_SECRET'),

@@ -1,0 +1,83 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startTestApp, type TestApp } from './harness/app';
+import { newUser } from './harness/factories';
+
+/** The service serving a built web app outside /api (a stand-in build here; the browser test builds the real one). */
+describe('the web app served by the service', () => {
+  let t: TestApp;
+  let webDir: string;
+
+  beforeAll(async () => {
+    webDir = mkdtempSync(join(tmpdir(), 'web-app-'));
+    mkdirSync(join(webDir, 'assets'));
+    writeFileSync(join(webDir, 'index.html'), '<!doctype html><title>app</title>');
+    writeFileSync(join(webDir, 'assets', 'index-AbC123.js'), 'console.log(1)');
+    t = await startTestApp({ WEB_DIR: webDir, PORT: '0' });
+  });
+  afterAll(async () => {
+    await t?.close();
+    rmSync(webDir, { recursive: true, force: true });
+  });
+
+  it('answers every app route with index.html, never cached, under the content-security policy', async () => {
+    for (const path of ['/', '/account', '/plans?bootstrap=abc', '/support/123', '/staff/users']) {
+      const res = await t.http().get(path).expect(200);
+      expect([path, res.headers['content-type'], res.text]).toEqual([
+        path,
+        'text/html; charset=utf-8',
+        '<!doctype html><title>app</title>',
+      ]);
+      expect(res.headers['cache-control']).toBe('no-cache');
+      expect(res.headers['content-security-policy']).toMatch(
+        /^default-src 'self'; script-src 'self' https:\/\/telegram.org;/,
+      );
+      expect(res.headers['content-security-policy']).toContain("frame-ancestors 'none'");
+    }
+    const head = await t.http().head('/account').expect(200);
+    expect(head.text).toBeUndefined();
+  });
+
+  it('serves hashed assets for a year and leaves the rest to the API’s error answers', async () => {
+    const asset = await t.http().get('/assets/index-AbC123.js').expect(200);
+    expect(asset.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+    expect(asset.headers['content-type']).toContain('javascript');
+    for (const [method, path] of [
+      ['get', '/assets/missing.js'],
+      ['get', '/favicon.ico'],
+      ['post', '/account'],
+      ['get', '/api/v1/unknown'],
+      ['get', '/api'],
+    ] as const) {
+      const res = await t.http()[method](path);
+      expect([method, path, res.status, res.body.code]).toEqual([method, path, 404, 'NOT_FOUND']);
+    }
+  });
+
+  it('keeps the API as it was: JSON, no-store, and the origin check for other origins', async () => {
+    const user = await newUser(t, 'seed');
+    const me = await t.http().get('/api/v1/users/me').set(user.bearer).expect(200);
+    expect(me.headers['cache-control']).toBe('no-store');
+    expect(me.headers['content-security-policy']).toBeUndefined();
+    const foreign = await t
+      .http()
+      .post('/api/v1/auth/logout')
+      .set({ Cookie: user.cookie, Origin: 'https://elsewhere.example' });
+    expect([foreign.status, foreign.body.code]).toEqual([403, 'ORIGIN_REJECTED']);
+  });
+
+  it('starts without a built app, answering the API only', async () => {
+    const bare = await startTestApp(
+      { WEB_DIR: join(webDir, 'not-built') },
+      { databaseUrl: t.databaseUrl },
+    );
+    try {
+      const res = await bare.http().get('/account');
+      expect([res.status, res.body.code]).toEqual([404, 'NOT_FOUND']);
+      await bare.http().get('/api/v1/health').expect(200);
+    } finally {
+      await bare.close();
+    }
+  });
+});

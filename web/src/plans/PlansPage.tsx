@@ -1,0 +1,193 @@
+import {
+  Alert,
+  Anchor,
+  Button,
+  Card,
+  Group,
+  Image,
+  Modal,
+  Select,
+  SimpleGrid,
+  Stack,
+  Text,
+  Title,
+} from '@mantine/core';
+import QRCode from 'qrcode';
+import { useEffect, useState } from 'react';
+import { useNavigate } from 'react-router';
+import type { Invoice, Plan, TonPayment } from '../api/client';
+import { useConfirmInvoice, useCreateInvoice, useMe, usePlans } from '../api/hooks';
+import { useI18n } from '../i18n/i18n';
+import { Failed, Loading } from '../layout/Loading';
+
+export function PlansPage() {
+  const { t } = useI18n();
+  const plans = usePlans();
+  const [invoice, setInvoice] = useState<Invoice | null>(null);
+  if (plans.isPending) return <Loading />;
+  if (plans.isError) return <Failed error={plans.error} retry={() => void plans.refetch()} />;
+  return (
+    <Stack>
+      <Title order={1}>{t('plans.title')}</Title>
+      {plans.data.length === 0 && <Text>{t('plans.none')}</Text>}
+      <SimpleGrid cols={{ base: 1, sm: 2, lg: 3 }}>
+        {plans.data.map((plan) => (
+          <PlanCard key={plan.name} plan={plan} onInvoice={setInvoice} />
+        ))}
+      </SimpleGrid>
+      <Modal
+        opened={invoice !== null}
+        onClose={() => setInvoice(null)}
+        title={
+          invoice &&
+          t(invoice.provider === 'ton' ? 'ton.title' : 'telegram.title', {
+            plan: invoice.plan_name,
+          })
+        }
+        closeButtonProps={{ 'aria-label': t('common.close') }}
+      >
+        {invoice && invoice.provider === 'ton' && <TonInvoice invoice={invoice} />}
+        {invoice && invoice.provider === 'telegram' && <TelegramInvoice invoice={invoice} />}
+      </Modal>
+    </Stack>
+  );
+}
+
+function PlanCard({ plan, onInvoice }: { plan: Plan; onInvoice: (invoice: Invoice) => void }) {
+  const { t, money, bytes, errorText } = useI18n();
+  const me = useMe();
+  const navigate = useNavigate();
+  const create = useCreateInvoice();
+  const fiat = Object.keys(plan.prices).filter((code) => code !== 'XTR');
+  const [currency, setCurrency] = useState<string | null>(fiat[0] ?? null);
+  const titleId = `plan-${plan.name}`;
+
+  function buy(provider: 'ton' | 'telegram', code: string | null) {
+    if (!me.data) {
+      void navigate('/');
+      return;
+    }
+    if (!code) return;
+    create.mutate({ plan_name: plan.name, currency: code, provider }, { onSuccess: onInvoice });
+  }
+
+  return (
+    <Card withBorder component="section" aria-labelledby={titleId}>
+      <Stack gap="xs">
+        <Title order={2} size="h3" id={titleId}>
+          {plan.name}
+        </Title>
+        <Text>{t('plans.days', { days: plan.duration_days })}</Text>
+        <Text>{t('plans.traffic', { traffic: bytes(plan.traffic_limit_bytes) })}</Text>
+        <Text fw={700} size="lg">
+          {Object.entries(plan.prices)
+            .map(([code, amount]) => money(amount, code))
+            .join(' · ')}
+        </Text>
+        {fiat.length > 1 && (
+          <Select
+            label={t('plans.currency')}
+            data={fiat}
+            value={currency}
+            onChange={setCurrency}
+            allowDeselect={false}
+          />
+        )}
+        <Group>
+          {fiat.length > 0 && (
+            <Button loading={create.isPending} onClick={() => buy('ton', currency)}>
+              {t('plans.payTon')}
+            </Button>
+          )}
+          {fiat.length > 0 && (
+            <Button variant="light" onClick={() => buy('telegram', currency)}>
+              {t('plans.payTelegram')}
+            </Button>
+          )}
+          {'XTR' in plan.prices && (
+            <Button variant="light" onClick={() => buy('telegram', 'XTR')}>
+              {t('plans.payStars')}
+            </Button>
+          )}
+        </Group>
+        {create.isError && (
+          <Alert color="red" role="alert">
+            {errorText(create.error)}
+          </Alert>
+        )}
+      </Stack>
+    </Card>
+  );
+}
+
+function TonInvoice({ invoice }: { invoice: Invoice }) {
+  const { t, money, date, errorText } = useI18n();
+  const payment = invoice.payment as TonPayment;
+  const confirm = useConfirmInvoice();
+  const [qr, setQr] = useState<string | null>(null);
+
+  useEffect(() => {
+    let live = true;
+    QRCode.toDataURL(payment.link, { margin: 1, width: 220 })
+      .then((url) => live && setQr(url))
+      .catch(() => live && setQr(null));
+    return () => {
+      live = false;
+    };
+  }, [payment.link]);
+
+  if (confirm.data) {
+    return (
+      <Alert color="green" role="status">
+        {t('ton.done', { date: date(confirm.data.subscription.expires_at) })}
+      </Alert>
+    );
+  }
+  return (
+    <Stack gap="sm">
+      <Text size="sm">{t('ton.steps')}</Text>
+      <Field label={t('ton.amount')} value={money(payment.amount_nano, 'TON')} />
+      <Field label={t('ton.address')} value={payment.address} />
+      <Field label={t('ton.comment')} value={payment.comment} />
+      {qr && <Image src={qr} alt={t('ton.qr')} w={220} h={220} mx="auto" />}
+      <Anchor href={payment.link}>{t('ton.open')}</Anchor>
+      {confirm.isError && (
+        <Alert color="red" role="alert">
+          {errorText(confirm.error)}
+        </Alert>
+      )}
+      <Button onClick={() => confirm.mutate(invoice.id)} loading={confirm.isPending}>
+        {t('ton.paid')}
+      </Button>
+      {confirm.isPending && (
+        <Text size="sm" role="status">
+          {t('ton.checking')}
+        </Text>
+      )}
+    </Stack>
+  );
+}
+
+function Field({ label, value }: { label: string; value: string }) {
+  return (
+    <div>
+      <Text size="sm">{label}</Text>
+      <Text ff="monospace" style={{ wordBreak: 'break-all' }}>
+        {value}
+      </Text>
+    </div>
+  );
+}
+
+function TelegramInvoice({ invoice }: { invoice: Invoice }) {
+  const { t } = useI18n();
+  const link = 'invoice_link' in invoice.payment ? invoice.payment.invoice_link : '';
+  return (
+    <Stack>
+      <Button component="a" href={link} target="_blank" rel="noopener noreferrer">
+        {t('telegram.open')}
+      </Button>
+      <Text size="sm">{t('telegram.after')}</Text>
+    </Stack>
+  );
+}

@@ -1,0 +1,86 @@
+import { Alert, Button, Paper, PasswordInput, Stack, Text, TextInput, Title } from '@mantine/core';
+import { type FormEvent, useState } from 'react';
+import { api, rememberSignIn } from '../api/client';
+import { isStaffRole, useMe } from '../api/hooks';
+import { useI18n } from '../i18n/i18n';
+import { Loading } from '../layout/Loading';
+
+/**
+ * The staff area under /staff, loaded as its own chunk. It signs staff in with a username and
+ * password and checks the role; the console's pages are mounted here.
+ */
+export default function StaffArea() {
+  const { t } = useI18n();
+  const me = useMe();
+  if (me.isPending) return <Loading />;
+  const user = me.data;
+  if (!user) return <StaffSignIn />;
+  if (!isStaffRole(user.role)) {
+    return (
+      <Stack>
+        <Title order={1}>{t('staff.title')}</Title>
+        <Text>{t('staff.notStaff')}</Text>
+      </Stack>
+    );
+  }
+  return (
+    <Stack>
+      <Title order={1}>{t('staff.title')}</Title>
+      <Text>{t('staff.signedInAs', { name: user.username ?? user.id, role: user.role })}</Text>
+    </Stack>
+  );
+}
+
+function StaffSignIn() {
+  const { t, errorText } = useI18n();
+  const [username, setUsername] = useState('');
+  const [password, setPassword] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      const session = await api.adminLogin({ username: username.trim(), password });
+      await rememberSignIn(session.user);
+    } catch (failure) {
+      setError(errorText(failure));
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <Stack maw={420} mx="auto">
+      <Title order={1}>{t('staff.signIn')}</Title>
+      <Paper component="form" withBorder p="md" onSubmit={(e) => void submit(e)}>
+        <Stack>
+          <TextInput
+            label={t('staff.username')}
+            value={username}
+            onChange={(e) => setUsername(e.currentTarget.value)}
+            required
+            autoComplete="username"
+          />
+          <PasswordInput
+            label={t('staff.password')}
+            value={password}
+            onChange={(e) => setPassword(e.currentTarget.value)}
+            required
+            autoComplete="current-password"
+          />
+          {error && (
+            <Alert color="red" role="alert">
+              {error}
+            </Alert>
+          )}
+          <Button type="submit" loading={busy}>
+            {t('staff.submit')}
+          </Button>
+        </Stack>
+      </Paper>
+    </Stack>
+  );
+}

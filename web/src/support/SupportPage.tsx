@@ -1,0 +1,173 @@
+import {
+  Alert,
+  Anchor,
+  Button,
+  Card,
+  Group,
+  Paper,
+  Stack,
+  Text,
+  Textarea,
+  TextInput,
+  Title,
+} from '@mantine/core';
+import { type FormEvent, useState } from 'react';
+import { Link, useNavigate, useParams } from 'react-router';
+import { StatusBadge } from '../account/AccountPage';
+import { useCreateTicket, usePostTicketMessage, useTicket, useTickets } from '../api/hooks';
+import { useI18n } from '../i18n/i18n';
+import { Failed, Loading } from '../layout/Loading';
+
+export function SupportPage() {
+  const { t, date } = useI18n();
+  const tickets = useTickets();
+  return (
+    <Stack maw={720}>
+      <Title order={1}>{t('support.title')}</Title>
+      <NewTicket />
+      <Card withBorder component="section" aria-labelledby="tickets-title">
+        <Title order={2} size="h3" id="tickets-title" mb="xs">
+          {t('support.tickets')}
+        </Title>
+        {tickets.isPending && <Loading />}
+        {tickets.isError && <Failed error={tickets.error} retry={() => void tickets.refetch()} />}
+        {tickets.data?.items.length === 0 && <Text>{t('support.none')}</Text>}
+        <Stack gap="xs" component="ul" style={{ listStyle: 'none', padding: 0, margin: 0 }}>
+          {tickets.data?.items.map((ticket) => (
+            <li key={ticket.id}>
+              <Group justify="space-between" wrap="nowrap">
+                <Anchor component={Link} to={`/support/${ticket.id}`}>
+                  {ticket.subject}
+                </Anchor>
+                <Group gap="xs" wrap="nowrap">
+                  <Text size="sm">{date(ticket.last_message_at)}</Text>
+                  <StatusBadge status={ticket.status} />
+                </Group>
+              </Group>
+            </li>
+          ))}
+        </Stack>
+      </Card>
+    </Stack>
+  );
+}
+
+function NewTicket() {
+  const { t, errorText } = useI18n();
+  const create = useCreateTicket();
+  const navigate = useNavigate();
+  const [subject, setSubject] = useState('');
+  const [message, setMessage] = useState('');
+  function submit(event: FormEvent) {
+    event.preventDefault();
+    create.mutate(
+      { subject: subject.trim(), message: message.trim() },
+      { onSuccess: (thread) => void navigate(`/support/${thread.ticket.id}`) },
+    );
+  }
+  return (
+    <Card withBorder component="section" aria-labelledby="new-ticket-title">
+      <form onSubmit={submit}>
+        <Stack gap="xs">
+          <Title order={2} size="h3" id="new-ticket-title">
+            {t('support.new')}
+          </Title>
+          <TextInput
+            label={t('support.subject')}
+            value={subject}
+            onChange={(e) => setSubject(e.currentTarget.value)}
+            required
+            maxLength={200}
+          />
+          <Textarea
+            label={t('support.message')}
+            value={message}
+            onChange={(e) => setMessage(e.currentTarget.value)}
+            required
+            maxLength={4000}
+            autosize
+            minRows={3}
+          />
+          {create.isError && (
+            <Alert color="red" role="alert">
+              {errorText(create.error)}
+            </Alert>
+          )}
+          <Button type="submit" loading={create.isPending} w="fit-content">
+            {t('support.open')}
+          </Button>
+        </Stack>
+      </form>
+    </Card>
+  );
+}
+
+export function TicketPage() {
+  const { t, date, errorText } = useI18n();
+  const { id = '' } = useParams();
+  const thread = useTicket(id);
+  const post = usePostTicketMessage(id);
+  const [body, setBody] = useState('');
+  if (thread.isPending) return <Loading />;
+  if (thread.isError) return <Failed error={thread.error} retry={() => void thread.refetch()} />;
+  const { ticket, messages } = thread.data;
+
+  function submit(event: FormEvent) {
+    event.preventDefault();
+    post.mutate(body.trim(), { onSuccess: () => setBody('') });
+  }
+
+  return (
+    <Stack maw={720}>
+      <Anchor component={Link} to="/support">
+        {t('support.back')}
+      </Anchor>
+      <Group>
+        <Title order={1}>{ticket.subject}</Title>
+        <StatusBadge status={ticket.status} />
+      </Group>
+      <Stack gap="xs" component="ol" style={{ listStyle: 'none', padding: 0, margin: 0 }}>
+        {messages.map((message) => (
+          <Paper
+            component="li"
+            key={message.id}
+            withBorder
+            p="sm"
+            bg={message.author_role === 'staff' ? 'indigo.0' : undefined}
+          >
+            <Text size="sm" fw={700}>
+              {message.author_role === 'staff' ? t('support.staff') : t('support.you')} ·{' '}
+              {date(message.created_at)}
+            </Text>
+            <Text style={{ whiteSpace: 'pre-wrap' }}>{message.body}</Text>
+          </Paper>
+        ))}
+      </Stack>
+      {ticket.status === 'closed' ? (
+        <Text>{t('support.closed')}</Text>
+      ) : (
+        <form onSubmit={submit}>
+          <Stack gap="xs">
+            <Textarea
+              label={t('support.reply')}
+              value={body}
+              onChange={(e) => setBody(e.currentTarget.value)}
+              required
+              maxLength={4000}
+              autosize
+              minRows={2}
+            />
+            {post.isError && (
+              <Alert color="red" role="alert">
+                {errorText(post.error)}
+              </Alert>
+            )}
+            <Button type="submit" loading={post.isPending} w="fit-content">
+              {t('support.send')}
+            </Button>
+          </Stack>
+        </form>
+      )}
+    </Stack>
+  );
+}
