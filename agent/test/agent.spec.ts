@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { startTestApp, type TestApp } from '../../test/harness/app';
@@ -39,10 +40,12 @@ describe('node agent against a fake core and the real service', () => {
 
   async function startAgent(
     overrides: Partial<AgentSettings> = {},
+    prepare: (core: FakeCore) => void = () => undefined,
   ): Promise<{ agent: NodeAgent; core: FakeCore; settings: AgentSettings; url: string }> {
     const core = new FakeCore('v2ray.core', 'vless-in');
     await core.start();
     cores.push(core);
+    prepare(core);
     const settings: AgentSettings = {
       apiUrl: `${t.baseUrl}/api/v1`,
       nodeId,
@@ -229,5 +232,22 @@ describe('node agent against a fake core and the real service', () => {
     expect(core.users.get(email)).toEqual({ id: admitted.body.vless_id, flow: '' });
     core.carry(email, 40, 60);
     await waitFor(async () => (await used(user.user.id)) === 1100, 10_000, 'report after restart');
+  });
+
+  it('splits a period of more than 10,000 users into reports of at most 10,000', async () => {
+    const bigNode = (await createNode(t, owner)).id;
+    await startAgent({ nodeId: bigNode, reportIntervalS: 1 }, (core) => {
+      for (let i = 0; i < 10_001; i += 1)
+        core.counters.set(`${randomUUID()}.0`, { up: 1, down: 2 });
+    });
+    const sizes = async () =>
+      (
+        (await t.dataSource.query(
+          `SELECT entries FROM traffic_reports WHERE node_id = $1 AND entries > 0 ORDER BY entries`,
+          [bigNode],
+        )) as { entries: number }[]
+      ).map((row) => row.entries);
+    await waitFor(async () => (await sizes()).length >= 2, 20_000, 'the two reports');
+    expect(await sizes()).toEqual([1, 10_000]);
   });
 });
