@@ -108,7 +108,14 @@ export class NodeAgent {
   /** One report cycle, retried with backoff until the service acknowledges it. */
   private async report(): Promise<void> {
     for (let attempt = 0; !this.stopped; attempt += 1) {
-      if (await this.reporter.cycle()) break;
+      const started = process.hrtime.bigint();
+      const delivered = await this.reporter.cycle();
+      this.log('report_cycle', {
+        delivered,
+        sessions: this.state.sessions.length,
+        ms: Number(process.hrtime.bigint() - started) / 1e6,
+      });
+      if (delivered) break;
       const wait = Math.min(RETRY_MAX_MS, 1000 * 2 ** attempt) * (0.5 + Math.random() / 2);
       await new Promise<void>((resolve) => this.schedule(() => resolve(), wait));
     }

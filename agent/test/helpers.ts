@@ -124,8 +124,8 @@ export interface AgentProcess {
 }
 
 /** Runs the built agent with these settings (the node's environment file). */
-export function spawnAgent(env: Record<string, string>): AgentProcess {
-  const child = spawn(process.execPath, [agentBundle()], {
+export function spawnAgent(env: Record<string, string>, bundleFile = agentBundle()): AgentProcess {
+  const child = spawn(process.execPath, [bundleFile], {
     env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
