@@ -191,6 +191,11 @@ describe('node agent: traffic is counted exactly once through crashes', () => {
     n.proxy.mode = 'pass';
     await waitFor(async () => (await used(user.user.id)) === n.core.total(), 40_000, 'the backlog');
     expect(await used(user.user.id)).toBe(4 * 11 + 4_006);
+
+    // SIGTERM: a clean stop, nothing left pending.
+    expect(await n.agent.stop()).toBe(0);
+    expect(n.agent.lines.at(-1)).toMatchObject({ event: 'agent_stopped', node: nodeId });
+    expect(journal(n).pending).toBeNull();
   });
 
   it('core restart during a transfer: bytes after its last read are the only ones missing', async () => {

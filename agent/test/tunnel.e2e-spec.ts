@@ -300,9 +300,52 @@ describe('a subscriber who pays gets through a real node, and every byte is coun
     expect(await get(newSocks, '/hello')).toMatchObject({ status: 200, complete: true });
   });
 
+  it('the core restarts during a download: the session is added again and counting goes on', async () => {
+    const socksPort = await client(vlessId);
+    const running = socksGet(
+      socksPort,
+      { host: '127.0.0.1', port: destinationPort, path: '/stream' },
+      { timeoutMs: 30_000, idleMs: 3_000 },
+    );
+    await new Promise((resolve) => setTimeout(resolve, (REPORT_INTERVAL_S + 1) * 1000));
+    const countedBefore = await used(buyer.user.id);
+    // What the core had counted the moment before it died; the agent read at most this much.
+    const coreAtCrash = await coreCounted(buyer.user.id);
+    core.child.kill('SIGKILL');
+    await core.stop();
+    const interrupted = await running;
+    expect(interrupted).toMatchObject({ status: 200, complete: false });
+    core = runV2ray(dir, 'core', JSON.parse(readFileSync(core.config, 'utf8')) as object);
+    await waitForCoreApi(`127.0.0.1:${apiPort}`);
+    await agent.waitFor('sessions_restored', (line) => line.sessions === 1 && line.added === 1);
+    // The same VLESS id works again, and what it carries is counted from the new core's zero.
+    const after = await get(socksPort, '/payload');
+    expect(after).toMatchObject({ status: 200, bytes: PAYLOAD, complete: true });
+    // One period later everything the new core counted is in, on top of what the old one's last
+    // read gave: the bytes the old core counted after that read died with it, and only those.
+    await new Promise((resolve) => setTimeout(resolve, REPORT_INTERVAL_S * 1000 + CYCLE_SLACK_MS));
+    const sinceRestart = await coreCounted(buyer.user.id);
+    const countedOfOldCore = (await used(buyer.user.id)) - sinceRestart;
+    const missing = coreAtCrash - countedOfOldCore;
+    // The stream runs at most 6.4 MB/s; between our read and the kill it moved a few KB at most.
+    const onePeriodOfStream = 6.6e6 * (REPORT_INTERVAL_S + CYCLE_SLACK_MS / 1000);
+    expect({
+      sinceRestartCounted: sinceRestart >= PAYLOAD,
+      keptWhatWasReported: countedOfOldCore >= countedBefore,
+      missingAtMostOnePeriod: missing > -1e6 && missing <= onePeriodOfStream,
+      missing,
+    }).toEqual({
+      sinceRestartCounted: true,
+      keptWhatWasReported: true,
+      missingAtMostOnePeriod: true,
+      missing,
+    });
+  });
+
   it('going over the limit during a long download stops it within one report period', async () => {
     const socksPort = await client(vlessId);
     const before = await used(buyer.user.id);
+    const coreBefore = await coreCounted(buyer.user.id);
     const allowance = 4 * 1024 * 1024;
     await t.dataSource.query(`UPDATE users SET traffic_limit_bytes = $2 WHERE id = $1`, [
       buyer.user.id,
@@ -328,7 +371,8 @@ describe('a subscriber who pays gets through a real node, and every byte is coun
     expect(await get(socksPort, '/hello')).toMatchObject({ status: null, bytes: 0 });
     // Every byte the core counted, the ones after the limit too, is counted once.
     await waitFor(
-      async () => (await used(buyer.user.id)) === (await coreCounted(buyer.user.id)),
+      async () =>
+        (await used(buyer.user.id)) - before === (await coreCounted(buyer.user.id)) - coreBefore,
       REPORT_INTERVAL_S * 1000 + CYCLE_SLACK_MS,
       'the last report',
     );
