@@ -39,7 +39,7 @@ export class NodeAgent {
   ) {
     this.core = new CoreClient(settings.coreApi, settings.corePrefix, settings.coreInboundTag);
     this.service = new ServiceClient(settings.apiUrl, settings.nodeId, settings.nodeSecret);
-    this.connections = new ConnectionCloser(settings.coreAccessLog, log);
+    this.connections = new ConnectionCloser(settings.coreAccessLog, settings.tunnelPort, log);
   }
 
   /** The port admission listens on (the chosen one when ADMISSION_PORT is 0). */

@@ -25,8 +25,13 @@ export class ConnectionCloser {
   private partial = '';
   private reading: Promise<void> | null = null;
 
+  /**
+   * `tunnelPort` (when known) limits the sockets closed to the core's side of tunnel connections:
+   * without it, another socket of the node whose peer has the same address and port would be closed.
+   */
   constructor(
     private readonly accessLog: string,
+    private readonly tunnelPort: number,
     private readonly log: Log,
   ) {}
 
@@ -66,7 +71,7 @@ export class ConnectionCloser {
     this.addresses.delete(email);
     let closed = 0;
     for (let i = 0; i < addresses.length; i += SS_BATCH) {
-      closed += await killSockets(addresses.slice(i, i + SS_BATCH));
+      closed += await killSockets(addresses.slice(i, i + SS_BATCH), this.tunnelPort);
     }
     return closed;
   }
@@ -116,13 +121,18 @@ export class ConnectionCloser {
   }
 }
 
-/** `ss -K` for sockets whose peer is one of `addresses` (`ip:port` or `[ip6]:port`). */
-function killSockets(addresses: readonly string[]): Promise<number> {
-  const filter: string[] = [];
+/**
+ * `ss -K` for TCP sockets whose peer is one of `addresses` (`ip:port` or `[ip6]:port`) and, when
+ * `localPort` is given, whose own port is that one.
+ */
+function killSockets(addresses: readonly string[], localPort: number): Promise<number> {
+  const filter: string[] = ['('];
   for (const address of addresses) {
-    if (filter.length > 0) filter.push('or');
+    if (filter.length > 1) filter.push('or');
     filter.push('dst', address);
   }
+  filter.push(')');
+  if (localPort > 0) filter.push('and', 'sport', '=', `:${localPort}`);
   return new Promise((resolve, reject) => {
     execFile('ss', ['-K', '-t', '-n', ...filter], { timeout: 5_000 }, (error, stdout) => {
       if (error) {

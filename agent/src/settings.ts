@@ -12,6 +12,8 @@ export interface AgentSettings {
   coreInboundTag: string;
   /** The core's access log, read to find a session's open connections (empty: not closed). */
   coreAccessLog: string;
+  /** The core's tunnel port: only sockets on it are closed (0: any socket of the peer address). */
+  tunnelPort: number;
   /** The VLESS flow given to every user added to the core (`xtls-rprx-vision` on Xray). */
   flow: string;
   admissionHost: string;
@@ -67,6 +69,7 @@ export function loadAgentSettings(env: NodeJS.ProcessEnv): AgentSettings {
     corePrefix: corePrefix as CorePrefix,
     coreInboundTag: text('CORE_INBOUND_TAG'),
     coreAccessLog: env.CORE_ACCESS_LOG?.trim() ?? '',
+    tunnelPort: integer('TUNNEL_PORT', 0, 0, 65535),
     flow: env.VPN_FLOW?.trim() ?? '',
     admissionHost: text('ADMISSION_HOST', '0.0.0.0'),
     admissionPort: integer('ADMISSION_PORT', 8443, 0, 65535),

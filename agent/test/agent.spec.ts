@@ -54,6 +54,7 @@ describe('node agent against a fake core and the real service', () => {
       corePrefix: 'v2ray.core',
       coreInboundTag: 'vless-in',
       coreAccessLog: '',
+      tunnelPort: 0,
       flow: '',
       admissionHost: '127.0.0.1',
       admissionPort: 0,

@@ -25,6 +25,7 @@ describe('agent settings', () => {
       corePrefix: 'xray',
       coreInboundTag: 'vless-reality',
       coreAccessLog: '',
+      tunnelPort: 0,
       flow: '',
       admissionHost: '0.0.0.0',
       admissionPort: 8443,

@@ -149,6 +149,7 @@ describe('a subscriber who pays gets through a real node, and every byte is coun
       CORE_API_PREFIX: 'v2ray.core',
       CORE_INBOUND_TAG: 'vless-in',
       CORE_ACCESS_LOG: accessLog,
+      TUNNEL_PORT: String(tunnelPort),
       ADMISSION_HOST: '127.0.0.1',
       ADMISSION_PORT: String(admissionPort),
       TLS_CERT: tls.cert,
