@@ -63,12 +63,13 @@ export class Sessions {
         lastActiveAt: now,
       };
       this.state.sessions.push(session);
-      await this.journal.commit();
       try {
+        await this.journal.commit();
         await this.core.addUser(session.email, session.vlessId, this.settings.flow);
       } catch (error) {
+        // Not admitted: the journal must not keep a session the client was never told of.
         this.state.sessions = this.state.sessions.filter((s) => s !== session);
-        await this.journal.commit();
+        await this.journal.commit().catch(() => undefined);
         throw error;
       }
       this.log('session_started', { user_id: userId, slot });
