@@ -19,6 +19,9 @@ import { ServiceProxy } from './service-proxy';
 
 const REPORT_INTERVAL_S = 1;
 
+// Agents started, killed and started again: more than the default 30 s on a loaded machine.
+jest.setTimeout(90_000);
+
 /**
  * The built agent, killed with SIGKILL at the two moments that lose or double traffic in other
  * node components, cut off from the service for several periods, and with its core restarting:
