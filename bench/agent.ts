@@ -21,7 +21,14 @@ import { selfSignedCert, spawnAgent, type AgentProcess } from '../agent/test/hel
 import { SERVICE_SECRETS, startFixture } from './lib/fixture';
 import { freePort } from './lib/load';
 import { loadAverage, peakRssMiB, processCpuUs } from './lib/processes';
-import { freshTokenBody, seedAccounts, seedDemoPlans, seedNodes, subscribe } from './lib/seed';
+import {
+  benchNodeSecret,
+  freshTokenBody,
+  seedAccounts,
+  seedDemoPlans,
+  seedNodes,
+  subscribe,
+} from './lib/seed';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
 const PER_ROUND = Number(process.env.BENCH_AGENT_REQUESTS ?? 200);
@@ -65,13 +72,13 @@ async function main(): Promise<void> {
     const userIds = await seedAccounts(fixture.sql, SESSIONS);
     await subscribe(fixture.sql, userIds);
     await core.start();
-    const tls = selfSignedCert(fixture.dir);
+    const tls = await selfSignedCert(fixture.dir);
     const admissionPort = await freePort();
     const agentEnv = (journalDir: string, reportIntervalS: number): Record<string, string> => ({
       NODE_ENV: 'production',
       VPN_API_URL: fixture.service.url,
       VPN_NODE_ID: nodeId,
-      VPN_NODE_SECRET: SERVICE_SECRETS.INTERNAL_SECRET,
+      VPN_NODE_SECRET: benchNodeSecret(1),
       CORE_API: core.address,
       CORE_API_PREFIX: 'xray',
       CORE_INBOUND_TAG: 'vless-reality',

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { startTestApp, type TestApp } from '../../test/harness/app';
 import { newUser, type TestUser } from '../../test/harness/factories';
-import { createNode, subscribedUser, waitFor } from '../../test/harness/nodes';
+import { createNode, nodeSecret, subscribedUser, waitFor } from '../../test/harness/nodes';
 import { NodeAgent } from '../src/agent';
 import { JOURNAL_FILE, type JournalState } from '../src/journal';
 import type { AgentSettings } from '../src/settings';
@@ -25,7 +25,7 @@ describe('node agent against a fake core and the real service', () => {
   beforeAll(async () => {
     t = await startTestApp();
     owner = await newUser(t, 'owner');
-    tls = selfSignedCert(tempDir('agent-tls'));
+    tls = await selfSignedCert(tempDir('agent-tls'));
     nodeId = (await createNode(t, owner)).id;
     await t.dataSource.query(
       `UPDATE nodes SET status = 'online', provision_state = 'ready' WHERE id = $1`,
@@ -49,7 +49,7 @@ describe('node agent against a fake core and the real service', () => {
     const settings: AgentSettings = {
       apiUrl: `${t.baseUrl}/api/v1`,
       nodeId,
-      nodeSecret: t.settings.internalSecret,
+      nodeSecret: await nodeSecret(t, nodeId),
       coreApi: core.address,
       corePrefix: 'v2ray.core',
       coreInboundTag: 'vless-in',
@@ -237,7 +237,8 @@ describe('node agent against a fake core and the real service', () => {
 
   it('splits a period of more than 10,000 users into reports of at most 10,000', async () => {
     const bigNode = (await createNode(t, owner)).id;
-    await startAgent({ nodeId: bigNode, reportIntervalS: 1 }, (core) => {
+    const secret = await nodeSecret(t, bigNode);
+    await startAgent({ nodeId: bigNode, nodeSecret: secret, reportIntervalS: 1 }, (core) => {
       for (let i = 0; i < 10_001; i += 1)
         core.counters.set(`${randomUUID()}.0`, { up: 1, down: 2 });
     });

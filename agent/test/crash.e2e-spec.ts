@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { startTestApp, type TestApp } from '../../test/harness/app';
 import { newUser, type TestUser } from '../../test/harness/factories';
-import { createNode, subscribedUser, waitFor } from '../../test/harness/nodes';
+import { createNode, nodeSecret, subscribedUser, waitFor } from '../../test/harness/nodes';
 import { freePort } from '../../test/harness/processes';
 import { JOURNAL_FILE, type JournalState } from '../src/journal';
 import { FakeCore } from './fake-core';
@@ -37,7 +37,7 @@ describe('node agent: traffic is counted exactly once through crashes', () => {
   beforeAll(async () => {
     t = await startTestApp();
     owner = await newUser(t, 'owner');
-    tls = selfSignedCert(tempDir('crash-tls'));
+    tls = await selfSignedCert(tempDir('crash-tls'));
     nodeId = (await createNode(t, owner)).id;
     await t.dataSource.query(
       `UPDATE nodes SET status = 'online', provision_state = 'ready' WHERE id = $1`,
@@ -71,6 +71,7 @@ describe('node agent: traffic is counted exactly once through crashes', () => {
     const entry: (typeof running)[number] = { core, proxy };
     running.push(entry);
     const journalDir = tempDir('crash-journal');
+    const secret = await nodeSecret(t, nodeId);
     const port = await freePort();
     const result: Node = {
       core,
@@ -82,7 +83,7 @@ describe('node agent: traffic is counted exactly once through crashes', () => {
         result.agent = spawnAgent({
           VPN_API_URL: `${proxy.url}/api/v1`,
           VPN_NODE_ID: nodeId,
-          VPN_NODE_SECRET: t.settings.internalSecret,
+          VPN_NODE_SECRET: secret,
           CORE_API: core.address,
           CORE_API_PREFIX: 'xray',
           CORE_INBOUND_TAG: 'vless-reality',

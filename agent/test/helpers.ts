@@ -1,10 +1,11 @@
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { createHash, X509Certificate } from 'node:crypto';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import * as https from 'node:https';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { buildSync } from 'esbuild';
+import { generateAdmissionCertificate } from '../../src/nodes/node-credentials';
 
 const ROOT = path.join(__dirname, '..', '..');
 
@@ -20,34 +21,19 @@ export interface TlsFiles {
   sha256: string;
 }
 
-/** A self-signed certificate for the admission port, as the service makes one per node. */
-export function selfSignedCert(dir: string): TlsFiles {
+/** Writes an admission certificate and key (PEM) where the agent's settings point. */
+export function tlsFiles(dir: string, certPem: string, keyPem: string, sha256: string): TlsFiles {
   const cert = path.join(dir, 'admission.crt');
   const key = path.join(dir, 'admission.key');
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:prime256v1',
-      '-nodes',
-      '-keyout',
-      key,
-      '-out',
-      cert,
-      '-days',
-      '2',
-      '-subj',
-      '/CN=vpn-node-agent',
-    ],
-    { stdio: 'ignore' },
-  );
-  const certPem = readFileSync(cert, 'utf8');
-  const sha256 = createHash('sha256').update(new X509Certificate(certPem).raw).digest('hex');
+  writeFileSync(cert, certPem);
+  writeFileSync(key, keyPem, { mode: 0o600 });
   return { cert, key, certPem, sha256 };
+}
+
+/** A self-signed admission certificate, made as the service makes one for each node. */
+export async function selfSignedCert(dir: string): Promise<TlsFiles> {
+  const made = await generateAdmissionCertificate('127.0.0.1');
+  return tlsFiles(dir, made.certPem, made.keyPem, made.certSha256);
 }
 
 /**

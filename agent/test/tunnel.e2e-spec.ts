@@ -7,20 +7,14 @@ import { startBillingWorld, type BillingWorld } from '../../test/fakes/billing';
 import { tonShop } from '../../test/fakes/ton-purchase';
 import type { TestApp } from '../../test/harness/app';
 import { newUser, savePlan, type TestUser } from '../../test/harness/factories';
-import { createNode, tcpListener, waitFor } from '../../test/harness/nodes';
+import { createNode, nodeSecret, tcpListener, waitFor } from '../../test/harness/nodes';
 import { freePort } from '../../test/harness/processes';
+import { SecretBox } from '../../src/common/secret-box';
+import { coreConfig, TUNNEL_INBOUND_TAG } from '../../src/nodes/reality';
 import { CoreClient } from '../src/core-client';
-import {
-  admit,
-  selfSignedCert,
-  spawnAgent,
-  tempDir,
-  type AgentProcess,
-  type TlsFiles,
-} from './helpers';
+import { admit, spawnAgent, tlsFiles, tempDir, type AgentProcess, type TlsFiles } from './helpers';
 import {
   clientConfig,
-  coreConfig,
   requireV2ray,
   runV2ray,
   socksGet,
@@ -39,29 +33,6 @@ const CYCLE_SLACK_MS = 2_500;
 jest.setTimeout(90_000);
 
 /**
- * Private, loopback and link-local destinations go to `block`, as the service's core config says
- * (Debian's v2ray ships no geoip.dat, so `geoip:private` is written out as its ranges).
- */
-const BLOCK_RULES = [
-  {
-    type: 'field',
-    ip: [
-      '0.0.0.0/8',
-      '10.0.0.0/8',
-      '100.64.0.0/10',
-      '127.0.0.0/8',
-      '169.254.0.0/16',
-      '172.16.0.0/12',
-      '192.168.0.0/16',
-      '::1/128',
-      'fc00::/7',
-      'fe80::/10',
-    ],
-    outboundTag: 'block',
-  },
-];
-
-/**
  * The real tunnel: the service, the built agent, Debian's v2ray as the node's core and a second
  * v2ray as the subscriber's client, a local HTTP server as the destination. Nothing in the path is
  * a fake but the blockchain. AGENT_TEST_DEBUG=1 prints the agent's log and the core's access log.
@@ -77,7 +48,6 @@ describe('a subscriber who pays gets through a real node, and every byte is coun
   let core: V2rayProcess;
   let coreApi: CoreClient;
   let agent: AgentProcess;
-  let admissionUrl: string;
   let accessLog: string;
   let apiPort: number;
   let tunnelPort: number;
@@ -88,7 +58,6 @@ describe('a subscriber who pays gets through a real node, and every byte is coun
   beforeAll(async () => {
     requireV2ray();
     dir = tempDir('tunnel');
-    tls = selfSignedCert(dir);
     world = await startBillingWorld({ USD: '2.5' });
     t = world.t;
     owner = await newUser(t, 'owner');
@@ -127,31 +96,53 @@ describe('a subscriber who pays gets through a real node, and every byte is coun
       port: String(destinationPort),
       outboundTag: 'direct',
     };
-    core = runV2ray(
-      dir,
-      'core',
-      coreConfig({ api: apiPort, tunnel: tunnelPort }, accessLog, [
-        allowDestination,
-        ...BLOCK_RULES,
-      ]),
-    );
+    // The core config the service writes for a node, in V2Ray's dialect (no REALITY), with the
+    // access log the agent reads; the test's destination is allowed by one rule before the rest.
+    const config = coreConfig(
+      {
+        host: '127.0.0.1',
+        tunnelPort,
+        sniDomain: 'www.example.com',
+        shortIds: [],
+        realityPrivateKey: '',
+      },
+      { core: 'v2ray', listen: '127.0.0.1', apiPort, accessLog },
+    ) as { routing: { rules: object[] } };
+    config.routing.rules.splice(1, 0, allowDestination);
+    core = runV2ray(dir, 'core', config);
     await waitForCoreApi(`127.0.0.1:${apiPort}`);
-    coreApi = new CoreClient(`127.0.0.1:${apiPort}`, 'v2ray.core', 'vless-in');
+    coreApi = new CoreClient(`127.0.0.1:${apiPort}`, 'v2ray.core', TUNNEL_INBOUND_TAG);
 
-    nodeId = (await createNode(t, owner, { tunnel_port: tunnelPort })).id;
+    // The node as the service makes it: its admission certificate and sealed key, its own secret.
+    const admissionPort = await freePort();
+    nodeId = (
+      await createNode(t, owner, { tunnel_port: tunnelPort, admission_port: admissionPort })
+    ).id;
     await t.dataSource.query(
       `UPDATE nodes SET status = 'online', provision_state = 'ready' WHERE id = $1`,
       [nodeId],
     );
-    const admissionPort = await freePort();
-    admissionUrl = `https://127.0.0.1:${admissionPort}/v1/sessions`;
+    const [made] = (await t.dataSource.query(
+      `SELECT admission_cert_pem, admission_key_enc, admission_cert_sha256 FROM nodes WHERE id = $1`,
+      [nodeId],
+    )) as {
+      admission_cert_pem: string;
+      admission_key_enc: string;
+      admission_cert_sha256: string;
+    }[];
+    tls = tlsFiles(
+      dir,
+      made.admission_cert_pem,
+      new SecretBox(t.settings.dataEncryptionKey).open(made.admission_key_enc),
+      made.admission_cert_sha256,
+    );
     agent = spawnAgent({
       VPN_API_URL: `${t.baseUrl}/api/v1`,
       VPN_NODE_ID: nodeId,
-      VPN_NODE_SECRET: t.settings.internalSecret,
+      VPN_NODE_SECRET: await nodeSecret(t, nodeId),
       CORE_API: `127.0.0.1:${apiPort}`,
       CORE_API_PREFIX: 'v2ray.core',
-      CORE_INBOUND_TAG: 'vless-in',
+      CORE_INBOUND_TAG: TUNNEL_INBOUND_TAG,
       CORE_ACCESS_LOG: accessLog,
       TUNNEL_PORT: String(tunnelPort),
       ADMISSION_HOST: '127.0.0.1',
@@ -203,6 +194,8 @@ describe('a subscriber who pays gets through a real node, and every byte is coun
       session_token: string;
       tunnel_host: string;
       tunnel_port: number;
+      admission_url: string;
+      admission_cert_sha256: string;
     }[];
     return entries.find((entry) => entry.node_id === nodeId)!;
   }
@@ -237,9 +230,18 @@ describe('a subscriber who pays gets through a real node, and every byte is coun
     buyer = await newUser(t, 'seed');
     await tonShop(world).buy(buyer, 'monthly', 'TON');
     const entry = await routingEntry(buyer);
-    expect(entry).toMatchObject({ tunnel_host: '127.0.0.1', tunnel_port: tunnelPort });
+    expect(entry).toMatchObject({
+      tunnel_host: '127.0.0.1',
+      tunnel_port: tunnelPort,
+      admission_cert_sha256: tls.sha256,
+    });
 
-    const admitted = await admit(admissionUrl, tls, { session_token: entry.session_token });
+    // The app trusts the agent's certificate by the routing entry's SHA-256 alone.
+    const admitted = await admit(
+      entry.admission_url,
+      { certPem: tls.certPem, sha256: entry.admission_cert_sha256 },
+      { session_token: entry.session_token },
+    );
     expect(admitted.status).toBe(201);
     vlessId = admitted.body.vless_id as string;
     const socksPort = await client(vlessId);
@@ -291,7 +293,7 @@ describe('a subscriber who pays gets through a real node, and every byte is coun
     );
     await new Promise((resolve) => setTimeout(resolve, 500));
     const entry = await routingEntry(buyer);
-    const admitted = await admit(admissionUrl, tls, { session_token: entry.session_token });
+    const admitted = await admit(entry.admission_url, tls, { session_token: entry.session_token });
     const admittedAt = Date.now();
     expect(admitted.status).toBe(201);
     const ended = await running;

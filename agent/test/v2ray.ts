@@ -45,48 +45,6 @@ export function runV2ray(dir: string, name: string, config: object): V2rayProces
   };
 }
 
-export interface CorePorts {
-  api: number;
-  tunnel: number;
-}
-
-/**
- * The node's core as the service configures it, in V2Ray 4.x's dialect: a VLESS inbound without
- * TLS on loopback (the tests' stand-in for VLESS+REALITY), the API on loopback, per-user counters,
- * an access log (the agent finds a session's connections in it), and the routing `rules` given.
- */
-export function coreConfig(ports: CorePorts, accessLog: string, rules: object[]): object {
-  return {
-    log: { loglevel: 'warning', access: accessLog },
-    api: { tag: 'api', services: ['HandlerService', 'StatsService'] },
-    stats: {},
-    policy: {
-      levels: { '0': { statsUserUplink: true, statsUserDownlink: true } },
-    },
-    inbounds: [
-      {
-        tag: 'api',
-        listen: '127.0.0.1',
-        port: ports.api,
-        protocol: 'dokodemo-door',
-        settings: { address: '127.0.0.1' },
-      },
-      {
-        tag: 'vless-in',
-        listen: '127.0.0.1',
-        port: ports.tunnel,
-        protocol: 'vless',
-        settings: { clients: [], decryption: 'none' },
-      },
-    ],
-    outbounds: [
-      { tag: 'direct', protocol: 'freedom' },
-      { tag: 'block', protocol: 'blackhole' },
-    ],
-    routing: { rules: [{ type: 'field', inboundTag: ['api'], outboundTag: 'api' }, ...rules] },
-  };
-}
-
 /** The subscriber's side: a SOCKS inbound on loopback to the node's VLESS inbound with `id`. */
 export function clientConfig(socksPort: number, tunnelPort: number, id: string): object {
   return {
