@@ -2,7 +2,8 @@
 module.exports = {
   rootDir: '.',
   testEnvironment: 'node',
-  roots: ['<rootDir>/src', '<rootDir>/test'],
+  roots: ['<rootDir>/src', '<rootDir>/test', '<rootDir>/agent'],
+  testPathIgnorePatterns: ['/node_modules/', '<rootDir>/agent/dist/'],
   testMatch: ['**/*.spec.ts', '**/*.e2e-spec.ts'],
   transform: {
     '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.jest.json' }],

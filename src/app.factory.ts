@@ -9,6 +9,8 @@ import { Logger, PinoLogger } from 'nestjs-pino';
 import { AllExceptionsFilter } from './common/all-exceptions.filter';
 import { bodyParsing } from './common/body-parsing';
 import { quietWiring } from './common/logging';
+import { nodeSecretHash } from './nodes/node-credentials';
+import { NodeSecretLookup } from './nodes/node-secret-lookup';
 import { refuseClientErrors, requestLog } from './common/request-id';
 import { guardBodilessRoutes } from './common/no-body.guard';
 import { securityHeaders } from './common/security-headers';
@@ -55,7 +57,11 @@ export async function createApp(options: AppModuleOptions): Promise<NestExpressA
   app.set('etag', false);
   app.use(securityHeaders());
   app.use(cookieParser());
-  for (const handler of bodyParsing(settings)) app.use(handler);
+  // A node's traffic report (up to 10,000 entries) is a large body: its own secret allows one too.
+  const nodeSecrets = app.get(NodeSecretLookup);
+  const isNodeSecret = async (secret: string): Promise<boolean> =>
+    (await nodeSecrets.nodeOf(nodeSecretHash(secret))) !== null;
+  for (const handler of bodyParsing(settings, isNodeSecret)) app.use(handler);
   app.enableCors({
     origin: (origin, callback) =>
       callback(null, origin !== undefined && settings.corsOrigins.includes(origin)),

@@ -13,8 +13,8 @@ import { secretsEqual } from './secrets';
 /**
  * Routes that take a large body, with their own byte limit (BODY_LIMIT_LARGE) and entry budget: a
  * node's traffic report of 10,000 entries (about 1 MB). Every other route takes a few hundred bytes.
- * Only callers holding the internal secret get them; anyone else gets the usual limits (and then
- * the guard's 401).
+ * Only callers holding the internal secret or a node's own secret (`isNodeSecret`) get them; anyone
+ * else gets the usual limits (and then the guard's 401).
  */
 export const LARGE_BODY_ROUTES: readonly string[] = ['/api/v1/internal/traffic'];
 /** Keys and elements of a large body: 10,000 report entries of a few fields each. */
@@ -25,7 +25,10 @@ export const MAX_LARGE_INPUT_ENTRIES = 100_000;
  * per route; both run before any transformation or validation. Compressed bodies are refused (415):
  * no client of this API compresses requests, and inflating is an attacker's lever.
  */
-export function bodyParsing(settings: Settings): (RequestHandler | ErrorRequestHandler)[] {
+export function bodyParsing(
+  settings: Settings,
+  isNodeSecret: (secret: string) => Promise<boolean> = () => Promise.resolve(false),
+): (RequestHandler | ErrorRequestHandler)[] {
   const parser = (limit: string): RequestHandler =>
     express.json({
       limit,
@@ -33,29 +36,38 @@ export function bodyParsing(settings: Settings): (RequestHandler | ErrorRequestH
       inflate: false,
       type: ['application/json', 'application/*+json'],
     });
-  const isLarge = (request: Request): boolean => {
+  const mayBeLarge = async (request: Request): Promise<boolean> => {
     if (!LARGE_BODY_ROUTES.includes(request.path)) return false;
     const given = request.header('x-internal-secret');
-    return given !== undefined && secretsEqual(given, settings.internalSecret);
+    if (given === undefined) return false;
+    return secretsEqual(given, settings.internalSecret) || (await isNodeSecret(given));
   };
+  /** Decided once per request by `parse`, before the body is read. */
+  const large = new WeakSet<Request>();
+  const isLarge = (request: Request): boolean => large.has(request);
   const small = parser(settings.bodyLimit);
-  const large = parser(settings.bodyLimitLarge);
+  const largeParser = parser(settings.bodyLimitLarge);
   const smallBytes = sizeInBytes(settings.bodyLimit);
   const largeBytes = sizeInBytes(settings.bodyLimitLarge);
   // A burst of 50 full reports read and parsed at once took about 45 MiB more resident memory.
   const largeBodies = new ByteBudget(sizeInBytes(settings.largeBodiesInMemory));
   const parse: RequestHandler = (request, response, next) => {
-    const wide = isLarge(request);
-    const refusal = refusedUpFront(request, wide ? largeBytes : smallBytes);
-    if (refusal) return refuse(request, response, refusal.status, refusal.type);
-    if (!wide) return small(request, response, next);
-    // Held from reading the body to the answer; without a declared length, the most it may be.
-    const declared = Number(request.headers['content-length']);
-    void largeBodies.acquire(declared > 0 ? declared : largeBytes).then((release) => {
-      if (request.socket.destroyed || response.writableEnded) return release();
-      response.once('close', release);
-      large(request, response, next);
-    });
+    mayBeLarge(request).then(
+      (wide) => {
+        if (wide) large.add(request);
+        const refusal = refusedUpFront(request, wide ? largeBytes : smallBytes);
+        if (refusal) return refuse(request, response, refusal.status, refusal.type);
+        if (!wide) return small(request, response, next);
+        // Held from reading the body to the answer; without a declared length, the most it may be.
+        const declared = Number(request.headers['content-length']);
+        void largeBodies.acquire(declared > 0 ? declared : largeBytes).then((release) => {
+          if (request.socket.destroyed || response.writableEnded) return release();
+          response.once('close', release);
+          largeParser(request, response, next);
+        });
+      },
+      (error: unknown) => next(error),
+    );
   };
   return [
     parse,
