@@ -8,7 +8,7 @@ COPY . .
 RUN npm run build && npm prune --omit=dev
 
 # What runs: the compiled code (dist/, with its migrations), the built web app (web/dist/, served
-# outside /api) and the production dependencies only.
+# outside /api), the node agent's bundle and the production dependencies only.
 # `npm run migration:run|revert|show` work here too (the TypeORM CLI on dist/database/cli-data-source.js).
 FROM node:20-bookworm-slim
 ENV NODE_ENV=production
@@ -18,6 +18,8 @@ WORKDIR /app
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY --from=build /app/web/dist ./web/dist
+# The node agent's bundle, which provisioning uploads to each node.
+COPY --from=build /app/agent/dist ./agent/dist
 COPY --from=build /app/deploy ./deploy
 COPY package.json ./
 USER node
