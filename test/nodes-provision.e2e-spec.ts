@@ -8,6 +8,7 @@ import { startTestApp, type TestApp } from './harness/app';
 import { newUser, type TestUser } from './harness/factories';
 import { createNode, nodeSecret } from './harness/nodes';
 
+const XRAY_DIGEST = 'ab'.repeat(32);
 const SCRIPT = readFileSync(join(__dirname, '..', 'deploy', 'node', 'provision.sh'), 'utf8');
 
 /** The x25519 public key (base64url) of a raw private key (base64url). */
@@ -34,6 +35,7 @@ describe('nodes: provisioning and restarts over SSH', () => {
     t = await startTestApp({
       PUBLIC_API_URL: 'https://api.example.test',
       NODE_AGENT_BUNDLE: bundle,
+      XRAY_ARCHIVE_SHA256: XRAY_DIGEST.toUpperCase(),
     });
     owner = await newUser(t, 'owner');
   });
@@ -146,7 +148,8 @@ describe('nodes: provisioning and restarts over SSH', () => {
       expect(upload.command).toMatch(/^umask 077 .* chmod 600 /);
 
     const run = server.commands[server.commands.length - 1];
-    expect(run.command).toBe("sudo -n bash '/opt/vpn-node/provision.sh' 8443 9443");
+    // The operator's pin of the Xray archive goes to the script, which checks the download with it.
+    expect(run.command).toBe(`sudo -n bash '/opt/vpn-node/provision.sh' 8443 9443 ${XRAY_DIGEST}`);
     // A user other than root does every step through sudo -n, the uploads' folders included.
     for (const { command } of uploads) {
       expect(command).toMatch(

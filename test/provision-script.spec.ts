@@ -19,12 +19,13 @@ const sha256 = (text: string) => createHash('sha256').update(text).digest('hex')
  * Runs the script's own `install_xray` on an x86_64 machine whose download answers `archive`, with
  * `pinned` as the recorded digest; curl, unzip and install are stand-ins that only note their call.
  */
-function installXray(archive: string, pinned: string) {
+function installXray(archive: string, pinned: string, given = '') {
   const dir = mkdtempSync(join(tmpdir(), 'provision-'));
   const calls = join(dir, 'calls');
   const program = [
     'set -euo pipefail',
     `XRAY_VERSION=v25.10.15 XRAY_BIN=${dir}/xray XRAY_SHA256_64='${pinned}' XRAY_SHA256_ARM64_V8A=''`,
+    `XRAY_SHA256_GIVEN='${given}'`,
     'uname() { echo x86_64; }',
     `curl() { echo curl >>'${calls}'; printf '%s' '${archive}' >"$3"; }`,
     `unzip() { echo unzip >>'${calls}'; }`,
@@ -59,7 +60,15 @@ describe('provision.sh installs only the Xray archive it pinned', () => {
   it('downloads nothing when no digest is recorded for the architecture', () => {
     const run = installXray(archive, '');
     expect(run.code).toBe(6);
-    expect(run.stderr).toContain('no SHA-256 recorded for Xray v25.10.15');
+    expect(run.stderr).toContain('no SHA-256 for Xray v25.10.15');
+    expect(run.stderr).toContain('set XRAY_ARCHIVE_SHA256');
     expect(run.called).toEqual([]);
+  });
+
+  it("takes the service's XRAY_ARCHIVE_SHA256 (the third argument) over the recorded digest", () => {
+    expect(installXray(archive, '', sha256(archive)).code).toBe(0);
+    const run = installXray(archive, sha256(archive), sha256('another archive'));
+    expect(run.code).toBe(6);
+    expect(run.called).toEqual(['curl']);
   });
 });

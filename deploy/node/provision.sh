@@ -19,10 +19,12 @@ readonly XRAY_VERSION="v25.10.15"
 readonly NODE_MIN_MAJOR=18
 # SHA-256 of each release archive of XRAY_VERSION: the SHA2-256 line of the release's
 # Xray-linux-<arch>.zip.dgst, checked against the published archive once, then recorded here (and
-# again whenever XRAY_VERSION changes). A download that does not match is never installed; with no
-# digest recorded for an architecture, nothing is downloaded there.
+# again whenever XRAY_VERSION changes). The service's XRAY_ARCHIVE_SHA256 setting, passed as the
+# third argument, pins the archive of the node's own architecture instead. A download that does not
+# match is never installed; with no digest for an architecture, nothing is downloaded there.
 readonly XRAY_SHA256_64=""
 readonly XRAY_SHA256_ARM64_V8A=""
+readonly XRAY_SHA256_GIVEN="${3:-}"
 readonly STAGING="/opt/vpn-node/staging"
 readonly XRAY_BIN="/usr/local/bin/xray"
 readonly XRAY_CONFIG_DIR="/usr/local/etc/xray"
@@ -99,8 +101,11 @@ install_xray() {
   local work
   work="$(mktemp -d)"
   trap 'rm -rf "${work}"' RETURN
+  if [[ -n "${XRAY_SHA256_GIVEN}" ]]; then
+    sha256="${XRAY_SHA256_GIVEN}"
+  fi
   if [[ ! "${sha256}" =~ ^[0-9a-f]{64}$ ]]; then
-    echo "no SHA-256 recorded for Xray ${XRAY_VERSION} (Xray-linux-${arch}.zip): not downloading an archive that cannot be checked" >&2
+    echo "no SHA-256 for Xray ${XRAY_VERSION} (Xray-linux-${arch}.zip): set XRAY_ARCHIVE_SHA256 on the service to the SHA2-256 line of the release's .dgst file; not downloading an archive that cannot be checked" >&2
     exit 6
   fi
   curl -fsSL -o "${work}/xray.zip" \

@@ -195,7 +195,7 @@ describe('loadSettings', () => {
     const { PUBLIC_API_URL: _a, APP_URL: _b, ...defaults } = production;
     expect(problemsOf(defaults)).toEqual([
       expect.stringMatching(/^PUBLIC_API_URL: .*not http:\/\/localhost:3000/),
-      expect.stringMatching(/^APP_URL: .*not http:\/\/localhost:5173/),
+      expect.stringMatching(/^APP_URL: .*not http:\/\/localhost:3000/),
     ]);
     for (const local of [
       'http://127.0.0.1:3000',

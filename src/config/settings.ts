@@ -105,6 +105,12 @@ export interface Settings {
    * install (made by `npm run build`).
    */
   readonly nodeAgentBundle: string | null;
+  /**
+   * SHA-256 (hex) of the Xray release archive provisioning may install on a node
+   * (`Xray-linux-64.zip` of the script's XRAY_VERSION); null = the digest recorded in
+   * deploy/node/provision.sh, if any. A node whose archive matches neither is not given Xray.
+   */
+  readonly xrayArchiveSha256: string | null;
   readonly sessionTokenTtlS: number;
   readonly reconcileIntervalS: number;
   /**
@@ -266,6 +272,7 @@ export function loadSettings(env: Env = process.env): Settings {
     nodeProvisionTimeoutS: read.int('NODE_PROVISION_TIMEOUT_S', 600, 1, 86_400),
     nodeWatchdogIntervalS: read.int('NODE_WATCHDOG_INTERVAL_S', 60, 1, 86_400),
     nodeAgentBundle: read.optionalString('NODE_AGENT_BUNDLE'),
+    xrayArchiveSha256: read.optionalString('XRAY_ARCHIVE_SHA256')?.toLowerCase() ?? null,
     sessionTokenTtlS: read.int('SESSION_TOKEN_TTL_S', 300, 1, 86_400),
     reconcileIntervalS: read.int('RECONCILE_INTERVAL_S', 60, 1, 86_400),
     cleanupIntervalS: read.int('CLEANUP_INTERVAL_S', 60, 1, 86_400),
@@ -310,6 +317,11 @@ export function loadSettings(env: Env = process.env): Settings {
   if (settings.dbPooler !== 'none' && (!settings.databaseUrl || !settings.databaseDirectUrl)) {
     problems.push(
       `DB_POOLER: ${settings.dbPooler} needs DATABASE_URL (the pooler) and DATABASE_DIRECT_URL (PostgreSQL itself, for the locks that outlive a transaction)`,
+    );
+  }
+  if (settings.xrayArchiveSha256 !== null && !/^[0-9a-f]{64}$/.test(settings.xrayArchiveSha256)) {
+    problems.push(
+      'XRAY_ARCHIVE_SHA256: must be 64 hex digits (the SHA2-256 line of the .dgst file)',
     );
   }
   if (settings.botMode === 'webhook' && !settings.botWebhookSecret) {

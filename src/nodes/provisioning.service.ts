@@ -152,7 +152,10 @@ export class ProvisioningService implements OnModuleDestroy {
         await session.upload(NODE_PATHS.agentBundle, agent, '600');
         await session.upload(NODE_PATHS.tlsCert, secrets.admissionCertPem!, '600');
         await session.upload(NODE_PATHS.tlsKey, tlsKey, '600');
-        const command = `${sudo(node)}bash ${shellQuote(NODE_PATHS.script)} ${node.tunnelPort} ${node.admissionPort}`;
+        const xrayDigest = this.settings.xrayArchiveSha256;
+        const command =
+          `${sudo(node)}bash ${shellQuote(NODE_PATHS.script)} ${node.tunnelPort} ${node.admissionPort}` +
+          (xrayDigest ? ` ${xrayDigest}` : '');
         const result = await session.run(command);
         if (result.code !== 0) throw new CommandFailedError('provision.sh', result);
       });
