@@ -37,10 +37,14 @@ const BUILD_INPUTS = [
   'web',
   'client',
   'scripts/web-budget.mjs',
+  // The node agent: built into agent/dist/agent.js, which the image keeps for provisioning.
+  'agent',
 ];
 
 /** What the image keeps of the web app: the build, none of the sources. */
 const WEB_SOURCES = ['web/src', 'web/index.html', 'web/vite.config.mts', 'web/tsconfig.json'];
+/** What of agent/ the image does not keep: all but its bundle. */
+const AGENT_SOURCES = ['agent/src', 'agent/test', 'agent/package.json', 'agent/tsconfig.json'];
 
 /** The image's start command, read from the Dockerfile's CMD (exec form). */
 function imageCommand(): string[] {
@@ -128,9 +132,11 @@ describe('the production image, laid out without an engine', () => {
             'deploy',
             'scripts/check-argon2.mjs',
             'web',
+            'agent',
           ].includes(i),
       ),
       ...WEB_SOURCES,
+      ...AGENT_SOURCES,
       'node_modules',
     ]) {
       rmSync(join(image, input), { recursive: true, force: true });
@@ -156,6 +162,9 @@ describe('the production image, laid out without an engine', () => {
     expect(existsSync(join(image, 'dist/migrations/index.js'))).toBe(true);
     expect(existsSync(join(image, 'web/dist/index.html'))).toBe(true);
     expect(existsSync(join(image, 'web/src'))).toBe(false);
+    // The agent's bundle that provisioning uploads, without its sources.
+    expect(existsSync(join(image, 'agent/dist/agent.js'))).toBe(true);
+    expect(existsSync(join(image, 'agent/src'))).toBe(false);
     // ts-node stays (an optional peer of typeorm), but without src/ it has nothing to run.
     expect(existsSync(join(image, 'node_modules/@nestjs/cli'))).toBe(false);
     expect(existsSync(join(image, 'node_modules/jest'))).toBe(false);
