@@ -1,3 +1,8 @@
+/**
+ * Every setting, read and checked once at boot. Over 300 lines because it is one list of about a
+ * hundred settings with their defaults, ranges and cross-checks: splitting it would scatter the
+ * single place an operator's typo is caught.
+ */
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { isIP } from 'node:net';

@@ -1,3 +1,8 @@
+/**
+ * The node agents' three calls (validate, traffic, limits) and the traffic batch behind them. Over
+ * 300 lines because the batch's pieces (counting, the queue, the report record, the answer) share
+ * one transaction and its invariants, and read best side by side.
+ */
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { Transactional } from '@nestjs-cls/transactional';
 import { AppError } from '../common/errors';

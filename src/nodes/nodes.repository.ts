@@ -1,3 +1,8 @@
+/**
+ * Every statement that writes `nodes` and `node_traffic_days` (the table-ownership test holds it to
+ * that): the registry, health and provisioning states, sealed secrets, and the traffic batch's daily
+ * figures. Over 300 lines because one table has one writer; the statements themselves are short.
+ */
 import { Injectable } from '@nestjs/common';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
