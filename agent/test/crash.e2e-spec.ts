@@ -163,7 +163,11 @@ describe('node agent: traffic is counted exactly once through crashes', () => {
     n.proxy.mode = 'swallow-answer';
     n.core.carry(email, 300, 3_000);
     await waitFor(async () => (await used(user.user.id)) === 3_300, 10_000, 'the applied report');
-    const applied = n.proxy.reports.find((r) => r.entries.some((e) => e.user_id === user.user.id))!;
+    const sent = () =>
+      n.proxy.reports.find((r) => r.entries.some((e) => e.user_id === user.user.id));
+    // The service commits before its answer reaches the proxy (which then swallows it).
+    await waitFor(async () => sent()?.answer !== undefined, 10_000, "the service's answer");
+    const applied = sent()!;
     expect(applied.answer).toMatchObject({ applied: true, over_limit: [] });
     await n.agent.kill();
     expect(journal(n).pending?.reports.map((r) => r.report_id)).toEqual([applied.report_id]);
