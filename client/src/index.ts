@@ -170,7 +170,10 @@ export function createClient(options: ClientOptions) {
   const locks = options.locks ?? browserLocks() ?? pageLocks;
   const storage = options.storage === undefined ? browserStorage() : options.storage;
 
-  /** Refreshes this client made; stands in for the shared count when there is no storage. */
+  /**
+   * Cookie renewals (refreshes and sign-ins) this client saw; stands in for the shared count when
+   * there is no storage.
+   */
   let localGeneration = 0;
   /** The one refresh the 401s of this client are waiting on. */
   let flight: Promise<RenewOutcome> | null = null;
@@ -207,8 +210,9 @@ export function createClient(options: ClientOptions) {
   }
 
   /**
-   * How many refreshes this browser has done. A call notes it when sent; if it has grown by the
-   * time the call's 401 arrives, the cookies were renewed meanwhile and a retry is enough.
+   * How many times this browser got new session cookies (a refresh or a sign-in). A call notes it
+   * when sent; if it has grown by the time the call's 401 arrives, or by the time its refresh
+   * failed, the cookies were renewed meanwhile and a retry is enough.
    */
   function generation(): number {
     let shared = 0;
@@ -221,7 +225,7 @@ export function createClient(options: ClientOptions) {
     return Math.max(shared, localGeneration);
   }
 
-  function noteRefresh(): void {
+  function noteNewCookies(): void {
     localGeneration = generation() + 1;
     try {
       storage?.setItem(REFRESH_GENERATION_KEY, String(localGeneration));
@@ -248,8 +252,15 @@ export function createClient(options: ClientOptions) {
   /** `POST /auth/refresh`, to be called only while holding the refresh lock. */
   async function refreshNow(): Promise<SessionResponse> {
     const session = await read<SessionResponse>(await send('POST', '/auth/refresh'));
-    noteRefresh();
+    noteNewCookies();
     return session;
+  }
+
+  /** A sign-in's answer; once it succeeded, calls that failed with the old cookies retry. */
+  async function signIn<T>(answer: Promise<T>): Promise<T> {
+    const signedIn = await answer;
+    noteNewCookies();
+    return signedIn;
   }
 
   /** Whether the current cookies work: a cheap, side-effect-free call. */
@@ -275,7 +286,11 @@ export function createClient(options: ClientOptions) {
       await refreshNow();
       return RENEWED;
     })
-      .catch((error: unknown): RenewOutcome => ({ renewed: false, error: asApiError(error) }))
+      .catch((error: unknown): RenewOutcome => {
+        // A sign-in finished while the refresh was out: its cookies stand, nobody is sent away.
+        if (generation() > sentGeneration) return RENEWED;
+        return { renewed: false, error: asApiError(error) };
+      })
       .then((outcome) => {
         // Status 0: the refresh got no answer, so the session may well be alive; stay put.
         if (!outcome.renewed && outcome.error.status !== 0 && options.currentPath() !== '/') {
@@ -299,7 +314,9 @@ export function createClient(options: ClientOptions) {
     if (answer.status !== 401 || !refreshesOn401(path)) return read<T>(answer);
     const rejected = await problemOf(answer);
     const outcome = await renewAfter401(sentGeneration);
-    if (!outcome.renewed) throw new ApiError(rejected, { cause: outcome.error });
+    if (!outcome.renewed && generation() === sentGeneration) {
+      throw new ApiError(rejected, { cause: outcome.error });
+    }
     // Once only: a second 401 after a good refresh is not an expired session; hand it on.
     return read<T>(await send(method, path, requestOptions));
   }
@@ -316,12 +333,15 @@ export function createClient(options: ClientOptions) {
     config: () => get<Config>('/config'),
     plans: () => get<Plan[]>('/plans'),
 
-    createSeedAccount: () => post<SeedAccountResponse>('/auth/seed'),
-    loginWithSeed: (body: SeedLoginRequest) => post<SeedLoginResponse>('/auth/seed/login', body),
+    createSeedAccount: () => signIn(post<SeedAccountResponse>('/auth/seed')),
+    loginWithSeed: (body: SeedLoginRequest) =>
+      signIn(post<SeedLoginResponse>('/auth/seed/login', body)),
     loginWithTelegram: (body: TelegramLoginRequest) =>
-      post<SessionResponse>('/auth/telegram', body),
-    adminLogin: (body: AdminLoginRequest) => post<SessionResponse>('/auth/admin/login', body),
-    exchangeBootstrap: (body: ExchangeRequest) => post<SessionResponse>('/auth/exchange', body),
+      signIn(post<SessionResponse>('/auth/telegram', body)),
+    adminLogin: (body: AdminLoginRequest) =>
+      signIn(post<SessionResponse>('/auth/admin/login', body)),
+    exchangeBootstrap: (body: ExchangeRequest) =>
+      signIn(post<SessionResponse>('/auth/exchange', body)),
     createLoginCode: () => post<LoginCode>('/auth/bot/login-codes'),
     pollLoginCode: (code: string, body: LoginCodePollRequest) =>
       post<LoginCodePollResponse>(`/auth/bot/login-codes/${id(code)}/poll`, body),

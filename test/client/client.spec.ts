@@ -276,6 +276,33 @@ describe('the session rule: on a 401 refresh silently and retry once', () => {
     await expect(slow).resolves.toEqual(ME);
     expect(network.count('POST', '/auth/refresh')).toBe(1);
   });
+
+  it('a sign-in that finishes while the refresh fails keeps the app where it is', async () => {
+    const gate = deferred();
+    let signedIn = false;
+    const network = fakeNetwork(async (call) => {
+      if (call.path === '/auth/telegram') {
+        signedIn = true;
+        return json(200, { user: ME });
+      }
+      if (call.path === '/auth/refresh') {
+        await gate.promise;
+        return refreshInvalid();
+      }
+      return signedIn ? json(200, ME) : unauthenticated();
+    });
+    const { client, navigate } = makeClient(network.fetch, '/telegram-login');
+
+    // The account read sent on opening the page, before the sign-in, fails; its refresh is out.
+    const read = client.me();
+    await until(() => network.count('POST', '/auth/refresh') === 1);
+    await client.loginWithTelegram({ id: 1, auth_date: 1, hash: 'h' } as never);
+    gate.resolve();
+
+    await expect(read).resolves.toEqual(ME);
+    expect(navigate).not.toHaveBeenCalled();
+    expect(network.count('GET', '/users/me')).toBe(2);
+  });
 });
 
 describe('errors', () => {
