@@ -159,6 +159,8 @@ export const en = {
   'staff.submit': 'Sign in',
   'staff.signedInAs': 'Signed in as {name} ({role})',
   'staff.notStaff': 'This area is for staff accounts.',
+  'staff.cancel': 'Cancel',
+  'staff.confirm': 'Confirm',
 
   'error.VALIDATION_FAILED': 'Some of what you entered is not valid.',
   'error.UNAUTHENTICATED': 'Please sign in.',

@@ -158,6 +158,8 @@ export const ru: Record<MessageKey, string> = {
   'staff.submit': 'Войти',
   'staff.signedInAs': 'Вы вошли как {name} ({role})',
   'staff.notStaff': 'Этот раздел для персонала.',
+  'staff.cancel': 'Отмена',
+  'staff.confirm': 'Подтвердить',
 
   'error.VALIDATION_FAILED': 'Часть введённого неверна.',
   'error.UNAUTHENTICATED': 'Пожалуйста, войдите.',

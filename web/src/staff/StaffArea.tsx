@@ -4,10 +4,11 @@ import { api, rememberSignIn } from '../api/client';
 import { isStaffRole, useMe } from '../api/hooks';
 import { useI18n } from '../i18n/i18n';
 import { Loading } from '../layout/Loading';
+import { Console } from './Console';
 
 /**
  * The staff area under /staff, loaded as its own chunk. It signs staff in with a username and
- * password and checks the role; the console's pages are mounted here.
+ * password, checks the role, and shows the console (./Console, pages listed in ./pages).
  */
 export default function StaffArea() {
   const { t } = useI18n();
@@ -23,12 +24,7 @@ export default function StaffArea() {
       </Stack>
     );
   }
-  return (
-    <Stack>
-      <Title order={1}>{t('staff.title')}</Title>
-      <Text>{t('staff.signedInAs', { name: user.username ?? user.id, role: user.role })}</Text>
-    </Stack>
-  );
+  return <Console user={user} />;
 }
 
 function StaffSignIn() {

@@ -1,0 +1,70 @@
+import { Button, type ButtonProps, Group, Modal, Stack, Text } from '@mantine/core';
+import { useDisclosure } from '@mantine/hooks';
+import { type ReactNode, useState } from 'react';
+import { useI18n } from '../i18n/i18n';
+
+/**
+ * A button for a destructive or irreversible action: it opens a dialog that says in words what
+ * will happen (`question`) and runs `action` only when confirmed. `children` may add fields (a
+ * reason) that the action reads.
+ */
+export function ConfirmAction({
+  label,
+  question,
+  action,
+  children,
+  color = 'red',
+  disabled,
+}: {
+  label: string;
+  question: string;
+  action: () => Promise<unknown>;
+  children?: ReactNode;
+  color?: ButtonProps['color'];
+  disabled?: boolean;
+}) {
+  const { t, errorText } = useI18n();
+  const [opened, { open, close }] = useDisclosure(false);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+
+  async function confirm() {
+    setBusy(true);
+    setError(null);
+    try {
+      await action();
+      close();
+    } catch (failure) {
+      setError(errorText(failure));
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <>
+      <Button color={color} variant="light" onClick={open} disabled={disabled}>
+        {label}
+      </Button>
+      <Modal opened={opened} onClose={close} title={label}>
+        <Stack>
+          <Text>{question}</Text>
+          {children}
+          {error && (
+            <Text c="red" role="alert">
+              {error}
+            </Text>
+          )}
+          <Group justify="flex-end">
+            <Button variant="default" onClick={close}>
+              {t('staff.cancel')}
+            </Button>
+            <Button color={color} loading={busy} onClick={() => void confirm()}>
+              {t('staff.confirm')}
+            </Button>
+          </Group>
+        </Stack>
+      </Modal>
+    </>
+  );
+}

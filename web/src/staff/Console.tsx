@@ -1,0 +1,43 @@
+import { Stack, Tabs, Text, Title } from '@mantine/core';
+import { Navigate, Route, Routes, useLocation, useNavigate } from 'react-router';
+import type { User } from '../api/client';
+import { useI18n } from '../i18n/i18n';
+import { CONSOLE_PAGES } from './pages';
+
+/** The console of a signed-in staff account: a tab per page it may open, the page below. */
+export function Console({ user }: { user: User }) {
+  const { t } = useI18n();
+  const location = useLocation();
+  const navigate = useNavigate();
+  const pages = CONSOLE_PAGES.filter((page) => page.allowed(user));
+  const current = location.pathname.replace(/^\/staff\/?/, '').split('/')[0] ?? '';
+
+  return (
+    <Stack>
+      <Title order={1}>{t('staff.title')}</Title>
+      <Text size="sm" c="dimmed">
+        {t('staff.signedInAs', { name: user.username ?? user.id, role: user.role ?? '' })}
+      </Text>
+      {pages.length > 0 && (
+        <Tabs value={current} onChange={(value) => value && void navigate(`/staff/${value}`)}>
+          <Tabs.List aria-label={t('staff.title')}>
+            {pages.map((page) => (
+              <Tabs.Tab key={page.path} value={page.path}>
+                {t(page.label)}
+              </Tabs.Tab>
+            ))}
+          </Tabs.List>
+        </Tabs>
+      )}
+      <Routes>
+        {pages.map((page) => (
+          <Route key={page.path} path={`${page.path}/*`} element={page.element} />
+        ))}
+        <Route
+          path="*"
+          element={pages.length > 0 ? <Navigate to={`/staff/${pages[0].path}`} replace /> : null}
+        />
+      </Routes>
+    </Stack>
+  );
+}

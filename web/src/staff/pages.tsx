@@ -1,0 +1,19 @@
+import type { ReactNode } from 'react';
+import type { User } from '../api/client';
+import type { MessageKey } from '../i18n/en';
+
+/** One page of the console: its address under /staff, its tab, who sees it, what it shows. */
+export interface ConsolePage {
+  /** Relative to /staff, without a leading slash; sub-pages go under `${path}/*`. */
+  path: string;
+  label: MessageKey;
+  /** One of `access` in ./access: the guard of the routes the page calls. */
+  allowed: (user: User) => boolean;
+  element: ReactNode;
+}
+
+/**
+ * The console's pages, in the order of their tabs. A signed-in staff account sees the tabs it is
+ * allowed and lands on the first of them.
+ */
+export const CONSOLE_PAGES: ConsolePage[] = [];
