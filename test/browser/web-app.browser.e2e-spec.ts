@@ -5,147 +5,51 @@
  * axe-core; screenshots go to test-artifacts/web/.
  */
 import { createHash, createHmac } from 'node:crypto';
-import { mkdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { Address } from '@ton/core';
-import { Client } from 'pg';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { Client } from 'pg';
+import type { Page } from 'playwright-core';
 import { SameGame, type Board } from '../../src/game/samegame';
-import { startFakeBotApi, type FakeBotApi } from '../fakes/telegram-bot-api';
-import { startFakeTonapi, type FakeTonapi } from '../fakes/tonapi';
-import { startFakeToncenter, tonTransaction, type FakeToncenter } from '../fakes/toncenter';
-import { startTestApp, type TestApp } from '../harness/app';
-import { createTestDatabase, type TestDatabase } from '../harness/database';
+import type { FakeBotApi } from '../fakes/telegram-bot-api';
+import { tonTransaction, type FakeToncenter } from '../fakes/toncenter';
+import type { TestApp } from '../harness/app';
 import { newUser, savePlan, type TestUser } from '../harness/factories';
-import { freePort } from '../harness/metrics';
 import {
-  spawnService,
-  stopService,
-  waitHealthy,
-  type ServiceProcess,
-} from '../harness/service-process';
-import { CHROMIUM_ARGS, chromiumExecutable } from './chromium';
-import { buildWebApp } from './web-build';
-
-const SHOTS = join(__dirname, '../../test-artifacts/web');
-const WALLET = new Address(0, Buffer.alloc(32, 9));
-const BOT_TOKEN = '123456:TEST-web-app-bot-token';
-const WEBHOOK_SECRET = 'test-webhook-secret-web-app-0123';
-const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
-const PHONE = { width: 390, height: 844 };
-const DESKTOP = { width: 1100, height: 760 };
-
-interface AxeViolation {
-  id: string;
-  impact: string | null;
-  nodes: { target: string[]; failureSummary?: string }[];
-}
+  BOT_TOKEN,
+  type BrowserApp,
+  expectAccessible,
+  pathname,
+  PHONE,
+  startBrowserApp,
+  WALLET,
+  WEBHOOK_SECRET,
+} from './browser-app';
 
 describe('the web app in Chromium', () => {
   jest.setTimeout(120_000);
-  let database: TestDatabase;
-  let service: ServiceProcess;
+  let app: BrowserApp;
   let side: TestApp;
   let db: Client;
-  let tonapi: FakeTonapi;
   let toncenter: FakeToncenter;
   let botApi: FakeBotApi;
-  let browser: Browser;
   let owner: TestUser;
-  const pageErrors: string[] = [];
-  const contexts: BrowserContext[] = [];
 
   beforeAll(async () => {
-    const webDir = buildWebApp();
-    [database, tonapi, toncenter, botApi] = await Promise.all([
-      createTestDatabase(),
-      startFakeTonapi({ USD: '5' }),
-      startFakeToncenter(),
-      startFakeBotApi(),
-    ]);
-    const port = await freePort();
-    service = spawnService(port, {
-      DATABASE_URL: database.url,
-      MIGRATIONS_RUN: 'false',
-      WEB_DIR: webDir,
-      COOKIE_SECURE: 'false',
-      PUBLIC_API_URL: `http://127.0.0.1:${port}`,
-      TON_RATES_URL: tonapi.url,
-      TON_API_URL: toncenter.url,
-      TON_WALLET_ADDRESS: WALLET.toString(),
-      TELEGRAM_API_ROOT: botApi.url,
-      BOT_TOKEN,
-      TELEGRAM_PAYMENT_PROVIDER_TOKEN: '284685063:TEST:web-app-provider',
-      BOT_USERNAME: 'shop_vpn_bot',
-      BOT_MODE: 'webhook',
-      BOT_WEBHOOK_SECRET: WEBHOOK_SECRET,
-      // Payments are found by "I paid" in these tests, not by the background reconciliation.
-      RECONCILE_INTERVAL_S: '86400',
-    });
-    // The same database through the application in this process: factories and staff calls.
-    side = await startTestApp({}, { database });
-    db = new Client({ connectionString: database.url });
-    await Promise.all([waitHealthy(service), db.connect()]);
+    app = await startBrowserApp('web');
+    ({ side, db, toncenter, botApi } = app);
     owner = await newUser(side, 'owner');
     await savePlan(side, owner, { prices: { USD: '499', EUR: '459' } }, 'monthly');
-    mkdirSync(SHOTS, { recursive: true });
-    browser = await chromium.launch({
-      executablePath: await chromiumExecutable(),
-      args: CHROMIUM_ARGS,
-    });
   }, 180_000);
 
   afterAll(async () => {
-    await browser?.close();
-    await db?.end();
-    if (service) await stopService(service);
-    await side?.close();
-    await Promise.all([tonapi?.close(), toncenter?.close(), botApi?.close()]);
+    await app?.close();
   });
 
   afterEach(() => {
-    expect(pageErrors.splice(0)).toEqual([]);
+    expect(app.takePageErrors()).toEqual([]);
   });
 
-  /** A fresh browser profile: its own cookies, as another person's browser. */
-  async function newPage(viewport = DESKTOP): Promise<Page> {
-    const context = await browser.newContext({ viewport, reducedMotion: 'reduce' });
-    context.setDefaultTimeout(15_000);
-    // No network beyond loopback: the Telegram widget's script is refused at once.
-    await context.route('https://telegram.org/**', (route) => route.abort());
-    contexts.push(context);
-    const page = await context.newPage();
-    page.on('pageerror', (error) => pageErrors.push(error.message));
-    return page;
-  }
-
-  const url = (path: string) => `${service.baseUrl}${path}`;
-  const pathname = (page: Page) => new URL(page.url()).pathname;
-  const shot = (page: Page, name: string) => page.screenshot({ path: join(SHOTS, `${name}.png`) });
-
-  /** axe-core on the page as it stands: no serious or critical violation. */
-  async function expectAccessible(page: Page, name: string): Promise<void> {
-    // Colours are read as they are painted: a dialog still fading in would show blended ones.
-    await page.waitForFunction(() =>
-      (globalThis as unknown as { document: { getAnimations(): { playState: string }[] } }).document
-        .getAnimations()
-        .every((animation) => animation.playState !== 'running'),
-    );
-    // Evaluated through the debugging protocol: the page's own CSP forbids injected scripts.
-    await page.evaluate(AXE_SOURCE);
-    const violations = await page.evaluate(async () => {
-      const axe = (globalThis as unknown as { axe: { run(): Promise<{ violations: unknown[] }> } })
-        .axe;
-      return (await axe.run()).violations;
-    });
-    const bad = (violations as AxeViolation[])
-      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-      .map(
-        (v) =>
-          `${v.id} (${v.impact}): ${v.nodes.map((n) => `${n.target.join(' ')} ${n.failureSummary ?? ''}`).join(', ')}`,
-      );
-    expect([name, bad]).toEqual([name, []]);
-  }
+  const newPage = (viewport?: { width: number; height: number }) => app.newPage(viewport);
+  const url = (path: string) => app.url(path);
+  const shot = (page: Page, name: string) => app.shot(page, name);
 
   async function expectFitsWidth(page: Page): Promise<void> {
     // How far the page reaches past the window's width: a phone would have to scroll sideways.
@@ -371,7 +275,7 @@ describe('the web app in Chromium', () => {
     );
     const link = buttons.flat().find((b) => b.url?.includes('/account?bootstrap='))?.url;
     // APP_URL is unset: the links point at the service itself, which serves the app.
-    expect(link?.startsWith(`${service.baseUrl}/account?bootstrap=`)).toBe(true);
+    expect(link?.startsWith(`${app.service.baseUrl}/account?bootstrap=`)).toBe(true);
 
     const page = await newPage(PHONE);
     await page.goto(link ?? '');
