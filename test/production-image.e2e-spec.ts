@@ -319,7 +319,7 @@ describe('the production image, laid out without an engine', () => {
       await db.drop();
     }
   });
-  it('failed staff logins with distinct usernames from the image: each leaves its record in PostgreSQL, the service runs with its allocator settings', async () => {
+  it('failed staff logins with distinct usernames from the image: each leaves its record in PostgreSQL, the service runs with its allocator and heap settings', async () => {
     const db: TestDatabase = await createTestDatabase();
     const port = await freePort();
     const [command, ...args] = imageCommand();
@@ -369,6 +369,9 @@ describe('the production image, laid out without an engine', () => {
       expect(service).not.toBe(child.pid);
       expect(readFileSync(`/proc/${service}/environ`, 'utf8').split('\0')).toContain(
         'MALLOC_MMAP_THRESHOLD_=131072',
+      );
+      expect(readFileSync(`/proc/${service}/cmdline`, 'utf8').split('\0')).toContain(
+        '--max-semi-space-size=8',
       );
       const statuses = new Map<number, number>();
       let sent = 0;

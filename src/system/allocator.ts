@@ -10,6 +10,20 @@ import { spawn } from 'node:child_process';
  */
 export const ALLOCATOR_ENVIRONMENT = { MALLOC_MMAP_THRESHOLD_: '131072' } as const;
 
+/**
+ * V8's young generation bounded at 8 MiB a semi-space (Node 20's default is 16): under load every
+ * request waiting on the database keeps its objects there, and the young generation grows to its
+ * bound, about 20 MiB more resident at the default (bench:memory: 243 MiB peak before, 222 MiB
+ * after; bench/RESULTS.md, 2026-11-26). V8 reads it only at start, from the command line or
+ * NODE_OPTIONS; an operator's own `--max-semi-space-size` there is kept.
+ */
+export const YOUNG_GENERATION_FLAG = '--max-semi-space-size=8';
+
+function hasSemiSpaceFlag(): boolean {
+  const given = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)];
+  return given.some((arg) => /^--max[-_]semi[-_]space[-_]size(=|$)/.test(arg));
+}
+
 function usesGlibc(): boolean {
   if (process.platform !== 'linux') return false;
   const header = (process.report?.getReport() as { header?: { glibcVersionRuntime?: string } })
@@ -18,9 +32,9 @@ function usesGlibc(): boolean {
 }
 
 /**
- * Runs the service in a child process started with `ALLOCATOR_ENVIRONMENT`, unless this process
- * already has it (or runs on another C library, or a one-off command): `node dist/main.js` then
- * needs no variable the operator must remember. This process stays as a small launcher (about
+ * Runs the service in a child process started with `ALLOCATOR_ENVIRONMENT` and
+ * `YOUNG_GENERATION_FLAG`, unless this process already has both (or runs on another C library, or
+ * a one-off command): `node dist/main.js` then needs no variable or flag the operator must remember. This process stays as a small launcher (about
  * 7 MiB of its own; the code pages are the child's, shared): it passes SIGTERM, SIGINT and SIGHUP
  * on and exits with the child's code. The child stops when the launcher goes away (an IPC channel).
  * Returns false when the service should run here instead.
@@ -32,9 +46,10 @@ export function relaunchWithAllocatorSettings(): boolean {
   const oneOff = ['--create-owner', '--seed-demo', '--reseal-secrets'].some((flag) =>
     process.argv.includes(flag),
   );
-  if (missing.length === 0 || oneOff || !usesGlibc()) return false;
+  const flags = hasSemiSpaceFlag() ? [] : [YOUNG_GENERATION_FLAG];
+  if ((missing.length === 0 && flags.length === 0) || oneOff || !usesGlibc()) return false;
 
-  const child = spawn(process.execPath, [...process.execArgv, ...process.argv.slice(1)], {
+  const child = spawn(process.execPath, [...flags, ...process.execArgv, ...process.argv.slice(1)], {
     env: { ...process.env, ...Object.fromEntries(missing) },
     stdio: ['inherit', 'inherit', 'inherit', 'ipc'],
     // A process group of its own: a terminal's Ctrl-C reaches the launcher alone, which passes it
