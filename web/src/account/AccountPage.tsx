@@ -6,7 +6,6 @@ import {
   Group,
   Progress,
   Stack,
-  Table,
   Text,
   TextInput,
   Title,
@@ -16,6 +15,7 @@ import { Link } from 'react-router';
 import type { InvoiceStatus, User } from '../api/client';
 import { useAttachPartner, useInvoices, useMe, useStartTrial } from '../api/hooks';
 import { useI18n } from '../i18n/i18n';
+import { DataTable, Section } from '../layout/DataTable';
 import { Failed, Loading } from '../layout/Loading';
 import { useNotify } from '../layout/notify';
 
@@ -182,46 +182,29 @@ function InvoicesCard() {
   const { t, money, date } = useI18n();
   const invoices = useInvoices();
   return (
-    <Card withBorder component="section" aria-labelledby="invoices-title">
-      <Stack gap="xs">
-        <Title order={2} size="h3" id="invoices-title">
-          {t('account.invoices')}
-        </Title>
-        {invoices.isPending && <Loading />}
-        {invoices.isError && (
-          <Failed error={invoices.error} retry={() => void invoices.refetch()} />
-        )}
-        {invoices.data && invoices.data.items.length === 0 && <Text>{t('common.none')}</Text>}
-        {invoices.data && invoices.data.items.length > 0 && (
-          <Table.ScrollContainer minWidth={420}>
-            <Table>
-              <Table.Thead>
-                <Table.Tr>
-                  <Table.Th>{t('account.invoiceDate')}</Table.Th>
-                  <Table.Th>{t('account.invoicePlan')}</Table.Th>
-                  <Table.Th>{t('account.invoiceAmount')}</Table.Th>
-                  <Table.Th>{t('account.invoiceStatus')}</Table.Th>
-                </Table.Tr>
-              </Table.Thead>
-              <Table.Tbody>
-                {invoices.data.items.map((invoice) => (
-                  <Table.Tr key={invoice.id}>
-                    <Table.Td>{date(invoice.created_at)}</Table.Td>
-                    <Table.Td>{invoice.plan_name}</Table.Td>
-                    <Table.Td>
-                      {money(invoice.amount, invoice.provider === 'ton' ? 'TON' : invoice.currency)}
-                    </Table.Td>
-                    <Table.Td>
-                      <StatusBadge status={invoice.status} />
-                    </Table.Td>
-                  </Table.Tr>
-                ))}
-              </Table.Tbody>
-            </Table>
-          </Table.ScrollContainer>
-        )}
-      </Stack>
-    </Card>
+    <Section title={t('account.invoices')}>
+      {invoices.isPending && <Loading />}
+      {invoices.isError && <Failed error={invoices.error} retry={() => void invoices.refetch()} />}
+      {invoices.data && (
+        <DataTable
+          rows={invoices.data.items}
+          rowKey={(invoice) => invoice.id}
+          columns={[
+            { header: t('account.invoiceDate'), cell: (invoice) => date(invoice.created_at) },
+            { header: t('account.invoicePlan'), cell: (invoice) => invoice.plan_name },
+            {
+              header: t('account.invoiceAmount'),
+              cell: (invoice) =>
+                money(invoice.amount, invoice.provider === 'ton' ? 'TON' : invoice.currency),
+            },
+            {
+              header: t('account.invoiceStatus'),
+              cell: (invoice) => <StatusBadge status={invoice.status} />,
+            },
+          ]}
+        />
+      )}
+    </Section>
   );
 }
 

@@ -1,19 +1,9 @@
-import {
-  Alert,
-  Button,
-  Card,
-  Group,
-  Select,
-  Stack,
-  Table,
-  Text,
-  TextInput,
-  Title,
-} from '@mantine/core';
+import { Alert, Button, Card, Group, Select, Stack, Text, TextInput, Title } from '@mantine/core';
 import { type FormEvent, useState } from 'react';
 import { StatusBadge } from '../account/AccountPage';
 import { useEarnings, useMe, useRequestWithdrawal, useWithdrawals } from '../api/hooks';
 import { decimalToMinor, useI18n } from '../i18n/i18n';
+import { DataTable, Section } from '../layout/DataTable';
 import { Failed, Loading } from '../layout/Loading';
 import { useNotify } from '../layout/notify';
 
@@ -45,107 +35,51 @@ export function SyndicatePage() {
           percent: data.commission_percent ?? 0,
         })}
       </Text>
-      <Card withBorder component="section" aria-labelledby="balances-title">
-        <Title order={2} size="h3" id="balances-title" mb="xs">
-          {t('syndicate.balances')}
-        </Title>
-        {data.balances.length === 0 ? (
-          <Text>{t('common.none')}</Text>
-        ) : (
-          <Table.ScrollContainer minWidth={420}>
-            <Table>
-              <Table.Thead>
-                <Table.Tr>
-                  <Table.Th>{t('syndicate.currency')}</Table.Th>
-                  <Table.Th>{t('syndicate.earned')}</Table.Th>
-                  <Table.Th>{t('syndicate.requested')}</Table.Th>
-                  <Table.Th>{t('syndicate.paidOut')}</Table.Th>
-                  <Table.Th>{t('syndicate.available')}</Table.Th>
-                </Table.Tr>
-              </Table.Thead>
-              <Table.Tbody>
-                {data.balances.map((b) => (
-                  <Table.Tr key={b.currency}>
-                    <Table.Td>{b.currency}</Table.Td>
-                    <Table.Td>{money(b.earned, b.currency)}</Table.Td>
-                    <Table.Td>{money(b.requested, b.currency)}</Table.Td>
-                    <Table.Td>{money(b.paid, b.currency)}</Table.Td>
-                    <Table.Td>{money(b.available, b.currency)}</Table.Td>
-                  </Table.Tr>
-                ))}
-              </Table.Tbody>
-            </Table>
-          </Table.ScrollContainer>
-        )}
-      </Card>
-      <Card withBorder component="section" aria-labelledby="recent-title">
-        <Title order={2} size="h3" id="recent-title" mb="xs">
-          {t('syndicate.recent')}
-        </Title>
-        {data.recent.length === 0 ? (
-          <Text>{t('common.none')}</Text>
-        ) : (
-          <Table.ScrollContainer minWidth={420}>
-            <Table>
-              <Table.Thead>
-                <Table.Tr>
-                  <Table.Th>{t('syndicate.date')}</Table.Th>
-                  <Table.Th>{t('syndicate.plan')}</Table.Th>
-                  <Table.Th>{t('syndicate.price')}</Table.Th>
-                  <Table.Th>{t('syndicate.commission')}</Table.Th>
-                </Table.Tr>
-              </Table.Thead>
-              <Table.Tbody>
-                {data.recent.map((c) => (
-                  <Table.Tr key={c.id}>
-                    <Table.Td>{date(c.created_at)}</Table.Td>
-                    <Table.Td>{c.plan_name}</Table.Td>
-                    <Table.Td>{money(c.price_minor, c.currency)}</Table.Td>
-                    <Table.Td>
-                      {money(c.amount, c.currency)} ({c.percent}%)
-                    </Table.Td>
-                  </Table.Tr>
-                ))}
-              </Table.Tbody>
-            </Table>
-          </Table.ScrollContainer>
-        )}
-      </Card>
+      <Section title={t('syndicate.balances')}>
+        <DataTable
+          rows={data.balances}
+          rowKey={(b) => b.currency}
+          columns={[
+            { header: t('syndicate.currency'), cell: (b) => b.currency },
+            { header: t('syndicate.earned'), cell: (b) => money(b.earned, b.currency) },
+            { header: t('syndicate.requested'), cell: (b) => money(b.requested, b.currency) },
+            { header: t('syndicate.paidOut'), cell: (b) => money(b.paid, b.currency) },
+            { header: t('syndicate.available'), cell: (b) => money(b.available, b.currency) },
+          ]}
+        />
+      </Section>
+      <Section title={t('syndicate.recent')}>
+        <DataTable
+          rows={data.recent}
+          rowKey={(c) => c.id}
+          columns={[
+            { header: t('syndicate.date'), cell: (c) => date(c.created_at) },
+            { header: t('syndicate.plan'), cell: (c) => c.plan_name },
+            { header: t('syndicate.price'), cell: (c) => money(c.price_minor, c.currency) },
+            {
+              header: t('syndicate.commission'),
+              cell: (c) => `${money(c.amount, c.currency)} (${c.percent}%)`,
+            },
+          ]}
+        />
+      </Section>
       <WithdrawalForm currencies={data.balances.map((b) => b.currency)} />
-      <Card withBorder component="section" aria-labelledby="withdrawals-title">
-        <Title order={2} size="h3" id="withdrawals-title" mb="xs">
-          {t('syndicate.withdrawals')}
-        </Title>
+      <Section title={t('syndicate.withdrawals')}>
         {withdrawals.isPending && <Loading />}
         {withdrawals.isError && <Failed error={withdrawals.error} />}
-        {withdrawals.data?.items.length === 0 && <Text>{t('common.none')}</Text>}
-        {withdrawals.data && withdrawals.data.items.length > 0 && (
-          <Table.ScrollContainer minWidth={420}>
-            <Table>
-              <Table.Thead>
-                <Table.Tr>
-                  <Table.Th>{t('syndicate.date')}</Table.Th>
-                  <Table.Th>{t('syndicate.amount')}</Table.Th>
-                  <Table.Th>{t('syndicate.destination')}</Table.Th>
-                  <Table.Th>{t('syndicate.status')}</Table.Th>
-                </Table.Tr>
-              </Table.Thead>
-              <Table.Tbody>
-                {withdrawals.data.items.map((w) => (
-                  <Table.Tr key={w.id}>
-                    <Table.Td>{date(w.created_at)}</Table.Td>
-                    <Table.Td>{money(w.amount, w.currency)}</Table.Td>
-                    <Table.Td style={{ wordBreak: 'break-all' }}>{w.destination}</Table.Td>
-                    <Table.Td>
-                      <StatusBadge status={w.status} />
-                    </Table.Td>
-                  </Table.Tr>
-                ))}
-              </Table.Tbody>
-            </Table>
-          </Table.ScrollContainer>
+        {withdrawals.data && (
+          <DataTable
+            rows={withdrawals.data.items}
+            rowKey={(w) => w.id}
+            columns={[
+              { header: t('syndicate.date'), cell: (w) => date(w.created_at) },
+              { header: t('syndicate.amount'), cell: (w) => money(w.amount, w.currency) },
+              { header: t('syndicate.destination'), cell: (w) => w.destination, breakAll: true },
+              { header: t('syndicate.status'), cell: (w) => <StatusBadge status={w.status} /> },
+            ]}
+          />
         )}
-      </Card>
+      </Section>
     </Stack>
   );
 }
