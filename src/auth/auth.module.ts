@@ -13,6 +13,10 @@ import { SessionsService } from './sessions.service';
 import { StaffDevices } from './staff-devices';
 import { STAFF_LOGIN_TRACKERS } from './staff-login-throttles';
 
+/**
+ * Accounts' sign-in and sessions (seed, Telegram, staff password), the staff sign-in throttles'
+ * trackers, and the global guards every route passes: the origin check, then authentication.
+ */
 @Module({
   imports: [PassportModule, ThrottlingModule, UsersModule],
   controllers: [AuthController],
