@@ -16,7 +16,7 @@ import { postReport } from './lib/reports';
 import { seedAccounts, seedNodes } from './lib/seed';
 import { resetStatements, statementTimes } from './lib/statements';
 import { canonicalUuid, sortedUuids } from '../src/common/uuid';
-import { bigintArray, uuidArray } from '../src/database/sql';
+import { bigintArray, statementName, uuidArray } from '../src/database/sql';
 import { ADD_TRAFFIC_SQL, ORDERED_JOINS } from '../src/users/user-traffic.repository';
 
 const ENTRIES = 10_000;
@@ -104,7 +104,7 @@ async function main(): Promise<void> {
       return inTransaction(() => {
         const order = sortedUuids(given);
         return [
-          [{ name: 'ordered_joins', text: ORDERED_JOINS }, []],
+          [{ name: statementName(ORDERED_JOINS), text: ORDERED_JOINS }, []],
           [
             ADD_TRAFFIC_SQL,
             [uuidArray(order), bigintArray(order.map((_, i) => 51_000 + 2 * i)), '1000000000000'],

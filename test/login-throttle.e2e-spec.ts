@@ -2,6 +2,22 @@ import { startTestApp, type TestApp } from './harness/app';
 import { newUser, parseSetCookies } from './harness/factories';
 
 // Its own file: the client address comes from X-Forwarded-For, which needs TRUST_PROXY (one hop: the test client is the proxy).
+
+/** A staff sign-in through the proxy: `forwarded` is the X-Forwarded-For the proxy sends on. */
+function loginThroughProxy(
+  t: TestApp,
+  forwarded: string,
+  username: string,
+  password: string,
+  cookie?: string,
+) {
+  const req = t
+    .http()
+    .post('/api/v1/auth/admin/login')
+    .set('X-Forwarded-For', forwarded)
+    .send({ username, password });
+  return cookie ? req.set('Cookie', cookie) : req;
+}
 describe('staff login throttling', () => {
   let t: TestApp;
   beforeAll(async () => {
@@ -10,11 +26,7 @@ describe('staff login throttling', () => {
   afterAll(() => t.close());
 
   const login = (from: string, username: string, password: string) =>
-    t
-      .http()
-      .post('/api/v1/auth/admin/login')
-      .set('X-Forwarded-For', from)
-      .send({ username, password });
+    loginThroughProxy(t, from, username, password);
 
   it('a stranger guessing from one address cannot lock the owner out of another', async () => {
     const owner = await newUser(t, 'owner');
@@ -49,15 +61,8 @@ describe('staff login throttling behind one proxy, with device cookies', () => {
   });
   afterAll(() => t.close());
 
-  /** A login through the proxy: `forwarded` is the X-Forwarded-For the proxy sends on. */
-  const login = (forwarded: string, username: string, password: string, cookie?: string) => {
-    const req = t
-      .http()
-      .post('/api/v1/auth/admin/login')
-      .set('X-Forwarded-For', forwarded)
-      .send({ username, password });
-    return cookie ? req.set('Cookie', cookie) : req;
-  };
+  const login = (forwarded: string, username: string, password: string, cookie?: string) =>
+    loginThroughProxy(t, forwarded, username, password, cookie);
 
   it("an attacker's 100 failures from forged addresses do not stop the owner signing in from a known device", async () => {
     const owner = await newUser(t, 'owner');
@@ -197,5 +202,52 @@ describe('global bounds on password checks and sign-ups, whatever addresses a fl
     expect(statuses).toEqual([201, 201, 201, 201, 429, 429]);
     expect(await count()).toBe(before + 4);
     await t.http().post('/api/v1/auth/bot/login-codes').set(from(300)).expect(429);
+  });
+});
+
+describe('staff login limits are the RATE_STAFF_LOGIN_* settings', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp({
+      TRUST_PROXY: '1',
+      RATE_STAFF_LOGIN_PER_ADDRESS_AND_USERNAME: '2/60',
+      RATE_STAFF_LOGIN_PER_ADDRESS: '4/60',
+      RATE_STAFF_LOGIN_PER_USERNAME: '3/60',
+    });
+  });
+  afterAll(() => t.close());
+
+  const login = (from: string, username: string, password: string) =>
+    loginThroughProxy(t, from, username, password);
+
+  it('per address and username: the third wrong password is refused, with Retry-After within the window', async () => {
+    const owner = await newUser(t, 'owner');
+    const username = owner.user.username as string;
+    await login('203.0.113.30', username, 'wrong guess 1').expect(401);
+    await login('203.0.113.30', username, 'wrong guess 2').expect(401);
+    const refused = await login('203.0.113.30', username, owner.password as string).expect(429);
+    expect(refused.body.code).toBe('RATE_LIMITED');
+    const retryAfter = Number(refused.headers['retry-after']);
+    expect(retryAfter).toBeGreaterThan(0);
+    expect(retryAfter).toBeLessThanOrEqual(60);
+  });
+
+  it('per address: the fifth username tried from one address is refused', async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      statuses.push((await login('203.0.113.31', `nobody_${i}`, 'some guess here')).status);
+    }
+    expect(statuses).toEqual([401, 401, 401, 401, 429]);
+  });
+
+  it('per username: the fourth guess at one username is refused, whatever address it comes from', async () => {
+    const owner = await newUser(t, 'owner');
+    const username = owner.user.username as string;
+    const statuses: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      statuses.push((await login(`198.51.100.${40 + i}`, username, `wrong ${i}`)).status);
+    }
+    expect(statuses).toEqual([401, 401, 401]);
+    await login('198.51.100.60', username, owner.password as string).expect(429);
   });
 });

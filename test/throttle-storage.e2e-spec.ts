@@ -1,5 +1,5 @@
-import { PostgresThrottlerStorage } from '../src/common/throttling/postgres-throttler.storage';
 import { ThrottleCleanup } from '../src/common/throttling/throttle-cleanup.service';
+import { ThrottleHitsRepository } from '../src/common/throttling/throttle-hits.repository';
 import { sqlRows } from '../src/database/sql';
 import { startTestApp, type TestApp } from './harness/app';
 
@@ -8,12 +8,12 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 describe('login throttling stored in PostgreSQL', () => {
   let a: TestApp;
   let b: TestApp;
-  let storage: PostgresThrottlerStorage;
+  let counters: ThrottleHitsRepository;
   beforeAll(async () => {
     a = await startTestApp({ TRUST_PROXY: '1' });
     // A second instance of the service on the same database, with memory of its own.
     b = await startTestApp({ TRUST_PROXY: '1' }, { database: a.database });
-    storage = a.app.get(PostgresThrottlerStorage);
+    counters = a.app.get(ThrottleHitsRepository);
   });
   afterAll(async () => {
     await b.close();
@@ -51,36 +51,36 @@ describe('login throttling stored in PostgreSQL', () => {
   it('counts within a window, blocks past the limit without counting, and starts over after the block', async () => {
     const key = `unit-${Date.now()}`;
     const hits = [];
-    for (let i = 0; i < 4; i++) hits.push(await storage.increment(key, 60_000, 3, 800, 'test'));
-    expect(hits.map((h) => [h.totalHits, h.isBlocked])).toEqual([
+    for (let i = 0; i < 4; i++) hits.push(await counters.hit(key, 60_000, 3, 800));
+    expect(hits.map((h) => [h.hits, h.blockedForS > 0])).toEqual([
       [1, false],
       [2, false],
       [3, false],
       [4, true],
     ]);
-    expect(hits[3].timeToBlockExpire).toBe(1);
-    expect(hits[0].timeToExpire).toBe(60);
-    const whileBlocked = await storage.increment(key, 60_000, 3, 800, 'test');
-    expect([whileBlocked.totalHits, whileBlocked.isBlocked]).toEqual([4, true]);
+    expect(hits[3].blockedForS).toBe(1);
+    expect(hits[0].expiresInS).toBe(60);
+    const whileBlocked = await counters.hit(key, 60_000, 3, 800);
+    expect([whileBlocked.hits, whileBlocked.blockedForS > 0]).toEqual([4, true]);
     await sleep(900);
-    const after = await storage.increment(key, 60_000, 3, 800, 'test');
-    expect([after.totalHits, after.isBlocked, after.timeToBlockExpire]).toEqual([1, false, 0]);
+    const after = await counters.hit(key, 60_000, 3, 800);
+    expect([after.hits, after.blockedForS > 0, after.blockedForS]).toEqual([1, false, 0]);
   });
 
   it('starts a new window once the last one is over', async () => {
     const key = `window-${Date.now()}`;
-    await storage.increment(key, 300, 10, 300, 'test');
-    expect((await storage.increment(key, 300, 10, 300, 'test')).totalHits).toBe(2);
+    await counters.hit(key, 300, 10, 300);
+    expect((await counters.hit(key, 300, 10, 300)).hits).toBe(2);
     await sleep(400);
-    expect((await storage.increment(key, 300, 10, 300, 'test')).totalHits).toBe(1);
+    expect((await counters.hit(key, 300, 10, 300)).hits).toBe(1);
   });
 
   it('counts every one of many simultaneous hits on one key exactly once', async () => {
     const key = `race-${Date.now()}`;
     const results = await Promise.all(
-      Array.from({ length: 40 }, () => storage.increment(key, 60_000, 100, 60_000, 'test')),
+      Array.from({ length: 40 }, () => counters.hit(key, 60_000, 100, 60_000)),
     );
-    const counts = results.map((r) => r.totalHits).sort((x, y) => x - y);
+    const counts = results.map((r) => r.hits).sort((x, y) => x - y);
     expect(counts).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
   });
 
@@ -90,19 +90,17 @@ describe('login throttling stored in PostgreSQL', () => {
     // In waves, as a pool of 20 connections would serve a flood anyway.
     for (let wave = 0; wave < made; wave += 100) {
       await Promise.all(
-        Array.from({ length: 100 }, (_, i) =>
-          storage.increment(`flood-${wave + i}`, 200, 5, 200, 'x'),
-        ),
+        Array.from({ length: 100 }, (_, i) => counters.hit(`flood-${wave + i}`, 200, 5, 200)),
       );
     }
-    await storage.increment('flood-0', 200, 5, 200, 'x');
+    await counters.hit('flood-0', 200, 5, 200);
     expect(await rowCount()).toBe(made);
     await sleep(300);
-    await storage.increment('live', 60_000, 5, 60_000, 'x');
+    await counters.hit('live', 60_000, 5, 60_000);
     const deleted = await a.app.get(ThrottleCleanup).run();
     expect(deleted).toBe(made);
     expect(await rowCount()).toBe(1);
     // The live key still counts on from where it was.
-    expect((await storage.increment('live', 60_000, 5, 60_000, 'x')).totalHits).toBe(2);
+    expect((await counters.hit('live', 60_000, 5, 60_000)).hits).toBe(2);
   });
 });

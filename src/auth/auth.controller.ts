@@ -1,11 +1,10 @@
-import { Body, Controller, HttpCode, Param, Post, Req, UseGuards } from '@nestjs/common';
+import { Body, Controller, HttpCode, Param, Post, Req } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
 import type { AuthUser } from '../common/auth/auth-user';
 import { type CookieWriter, Cookies, REFRESH_COOKIE } from '../common/auth/cookies';
 import { CurrentUser } from '../common/auth/current-user.decorator';
 import { CookieAuthenticated } from '../common/auth/origin.guard';
-import { LoginThrottlerGuard } from '../common/auth/throttler.guard';
 import { AppError } from '../common/errors';
 import { Public } from '../common/public.decorator';
 import { RateLimited, type RateRule } from '../common/throttling/rate-limit.guard';
@@ -26,6 +25,7 @@ import {
 } from './dto/auth.dto';
 import { type IssuedSession, SessionsService } from './sessions.service';
 import { StaffDevices } from './staff-devices';
+import { STAFF_LOGIN } from './staff-login-throttles';
 import { Answers } from '../common/openapi/answers';
 
 const LOGIN_CODE = /^[A-Za-z0-9_-]{1,64}$/;
@@ -150,7 +150,7 @@ export class AuthController {
   }
 
   @Public()
-  @UseGuards(LoginThrottlerGuard)
+  @RateLimited(...STAFF_LOGIN)
   @Answers('INVALID_CREDENTIALS', 'ACCOUNT_BLOCKED')
   @Post('admin/login')
   @HttpCode(200)

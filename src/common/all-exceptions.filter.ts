@@ -5,7 +5,6 @@ import {
   HttpException,
   Logger,
 } from '@nestjs/common';
-import { ThrottlerException } from '@nestjs/throttler';
 import type { Request, Response } from 'express';
 import { isDatabaseUnavailable } from '../database/postgres-errors';
 import { errorBody } from './error-body';
@@ -48,14 +47,6 @@ export class AllExceptionsFilter implements ExceptionFilter {
       response.status(exception.status).json(
         errorBody(exception.status, exception.code, exception.message, {
           details: exception.details,
-          request_id: requestId,
-        }),
-      );
-      return;
-    }
-    if (exception instanceof ThrottlerException) {
-      response.status(429).json(
-        errorBody(429, 'RATE_LIMITED', 'too many attempts, try again later', {
           request_id: requestId,
         }),
       );

@@ -274,6 +274,10 @@ describe('loadSettings', () => {
     // ...while everyone together stays bounded.
     expect(rateLimits.signupGlobal.limit).toBeGreaterThan(rateLimits.signupPerAddress.limit);
     expect(rateLimits.staffLoginUnknownGlobal).toEqual({ limit: 60, windowS: 60 });
+    // Staff sign-in: 5 tries a minute per address and username, 20 per address, 30 per username.
+    expect(rateLimits.staffLoginPerAddressAndUsername).toEqual({ limit: 5, windowS: 60 });
+    expect(rateLimits.staffLoginPerAddress).toEqual({ limit: 20, windowS: 60 });
+    expect(rateLimits.staffLoginPerUsername).toEqual({ limit: 30, windowS: 60 });
   });
 
   it('reads throttles as limit/window and sizes as the body parser does', () => {

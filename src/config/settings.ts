@@ -165,6 +165,13 @@ export interface RateLimits {
   readonly signupPerAddress: RateLimit;
   /** The same sign-ups from everyone together: bounds a flood from many (or forged) addresses. */
   readonly signupGlobal: RateLimit;
+  /**
+   * Staff sign-ins per client address, per address and username, and per username. A device that
+   * signed in as that username before counts against itself instead, under each of the three.
+   */
+  readonly staffLoginPerAddress: RateLimit;
+  readonly staffLoginPerAddressAndUsername: RateLimit;
+  readonly staffLoginPerUsername: RateLimit;
   /** Password checks of staff sign-ins naming an unknown username, from everyone together. */
   readonly staffLoginUnknownGlobal: RateLimit;
   readonly seedLoginPerAddress: RateLimit;
@@ -306,6 +313,12 @@ export function loadSettings(env: Env = process.env): Settings {
       // is bounded by the per-account, per-seed and global limits (docs/security.md, "Throttles").
       signupPerAddress: read.rate('RATE_SIGNUP_PER_ADDRESS', '300/600'),
       signupGlobal: read.rate('RATE_SIGNUP_GLOBAL', '1800/600'),
+      staffLoginPerAddress: read.rate('RATE_STAFF_LOGIN_PER_ADDRESS', '20/60'),
+      staffLoginPerAddressAndUsername: read.rate(
+        'RATE_STAFF_LOGIN_PER_ADDRESS_AND_USERNAME',
+        '5/60',
+      ),
+      staffLoginPerUsername: read.rate('RATE_STAFF_LOGIN_PER_USERNAME', '30/60'),
       staffLoginUnknownGlobal: read.rate('RATE_STAFF_LOGIN_UNKNOWN_GLOBAL', '60/60'),
       seedLoginPerAddress: read.rate('RATE_SEED_LOGIN_PER_ADDRESS', '300/60'),
       seedLoginPerSeed: read.rate('RATE_SEED_LOGIN_PER_SEED', '10/60'),

@@ -1,5 +1,5 @@
 import { canonicalUuid } from '../common/uuid';
-import { bigintArray, uuidArray } from './sql';
+import { bigintArray, statementName, uuidArray } from './sql';
 
 /** The bytes of an array parameter after its header, and the header's type oid and length. */
 const parts = (buffer: Buffer): { oid: number; count: number; body: string } => ({
@@ -53,5 +53,31 @@ describe('binary array parameters', () => {
     for (const bad of [9223372036854775808n, -9223372036854775809n]) {
       expect(() => bigintArray([bad])).toThrow(RangeError);
     }
+  });
+});
+
+describe('prepared statement names', () => {
+  const byId = 'SELECT id FROM nodes WHERE id = $1';
+
+  it('gives one text the same name every time, and a name PostgreSQL keeps whole', () => {
+    expect(statementName(byId)).toBe(statementName(`SELECT id FROM nodes WHERE id = ${'$1'}`));
+    expect(statementName(byId)).toMatch(/^q_[0-9a-f]{24}$/);
+    // The same on every instance and after a restart: the text's SHA-256 (`sha256sum` agrees).
+    expect(statementName('SELECT 1')).toBe('q_e004ebd5b5532a4b85984a62');
+    // Identifiers past 63 bytes are cut, which could make two names one.
+    expect(Buffer.byteLength(statementName(byId))).toBeLessThanOrEqual(63);
+  });
+
+  it('gives different texts different names, down to one character or white space', () => {
+    const texts = [
+      byId,
+      'SELECT id FROM nodes WHERE id = $2',
+      'SELECT id FROM nodes WHERE id = $1 ',
+      'select id FROM nodes WHERE id = $1',
+      'SELECT id FROM users WHERE id = $1',
+      '',
+    ];
+    const names = texts.map(statementName);
+    expect(new Set(names).size).toBe(texts.length);
   });
 });

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { DataSource, EntityManager } from 'typeorm';
 import { type Uuid, writeUuidBytes } from '../common/uuid';
 
@@ -39,16 +40,34 @@ function namedStatementsAllowed(runner: DataSource | EntityManager): boolean {
   return !(options as { [UNNAMED_STATEMENTS]?: boolean })[UNNAMED_STATEMENTS];
 }
 
+/** Names given so far, by statement: the statements are constants of the code, so few. */
+const statementNames = new Map<string, string>();
+
+/**
+ * The name a statement is prepared under: derived from its text (96 bits of its SHA-256), so two
+ * different statements never share a name, and one statement has the same name on every call and
+ * every instance.
+ */
+export function statementName(sql: string): string {
+  let name = statementNames.get(sql);
+  if (name === undefined) {
+    name = `q_${createHash('sha256').update(sql).digest('hex').slice(0, 24)}`;
+    statementNames.set(sql, name);
+  }
+  return name;
+}
+
 /**
  * Like `sqlRows`, as a named prepared statement: PostgreSQL parses and plans it once per
  * connection instead of on every call. For the statements every signed-in request or traffic batch
  * runs, where planning cost several times the execution; not for one whose best plan depends on
- * its parameters' size (PostgreSQL may settle on one generic plan). `name` must be unique to this
- * exact `sql`. A data source behind a transaction pooler (`withoutNamedStatements`) runs it unnamed.
+ * its parameters' size (PostgreSQL may settle on one generic plan). `sql` must be a constant text,
+ * the parameters apart: its name comes from it (`statementName`), and each connection keeps every
+ * statement it prepared. A data source behind a transaction pooler (`withoutNamedStatements`) runs
+ * it unnamed.
  */
 export function preparedRows<T>(
   runner: DataSource | EntityManager,
-  name: string,
   sql: string,
   params: unknown[],
 ): Promise<T[]> {
@@ -56,7 +75,8 @@ export function preparedRows<T>(
   if (!namedStatementsAllowed(runner)) return sqlRows<T>(runner, sql, params);
   // TypeORM hands its argument to pg's client.query unchanged, and pg takes a query config with
   // a name there; TypeORM's typings only know plain text.
-  return sqlRows<T>(runner, { name, text: sql } as unknown as string, params);
+  const query = { name: statementName(sql), text: sql };
+  return sqlRows<T>(runner, query as unknown as string, params);
 }
 
 /** PostgreSQL's type oids of the array elements below (`pg_type.oid`). */

@@ -48,7 +48,6 @@ export class InternalRepository {
     // deadlocking.
     const rows = await preparedRows<TrafficStanding & { spent: boolean }>(
       this.dataSource,
-      'spend_session_tokens',
       `WITH t AS (
          SELECT * FROM unnest($1::uuid[], $2::float8[], $3::uuid[])
                   WITH ORDINALITY AS t(jti, expires_s, user_id, i)
@@ -121,7 +120,6 @@ export class InternalRepository {
   async recordReports(reports: ReportRecord[]): Promise<Map<string, RecordedReports>> {
     const rows = await preparedRows<{ id: string; multiplier: string; recorded: string[] }>(
       this.txHost.tx,
-      'record_traffic_reports',
       `WITH live AS (
          SELECT id, traffic_multiplier::text AS multiplier FROM nodes
           WHERE id = ANY($1::uuid[]) AND deleted_at IS NULL

@@ -358,7 +358,6 @@ export class NodesRepository {
   async nodeBySecretHash(hash: string): Promise<string | null> {
     const [row] = await preparedRows<{ id: string }>(
       this.dataSource,
-      'node_by_secret',
       `SELECT id FROM nodes WHERE agent_secret_sha256 = $1 AND deleted_at IS NULL`,
       [hash],
     );
@@ -416,7 +415,6 @@ export class NodesRepository {
     // Prepared: every client runs it on every connect, and planning cost more than running.
     return preparedRows<RoutingNode>(
       this.dataSource,
-      'routing_nodes',
       `SELECT id, name, host, tunnel_port AS "tunnelPort", tunnel_protocol AS "tunnelProtocol",
               tunnel_flow AS "tunnelFlow", short_ids[1] AS "shortId", public_key AS "publicKey",
               sni_domain AS "sniDomain", admission_port AS "admissionPort",
@@ -436,7 +434,6 @@ export class NodesRepository {
   async addNodeDays(days: NodeDay[]): Promise<void> {
     await preparedRows(
       this.txHost.tx,
-      'add_node_traffic_days',
       `WITH touched AS (
          UPDATE nodes SET last_report_at = now()
           WHERE id IN (SELECT id FROM nodes WHERE id = ANY($1::uuid[])

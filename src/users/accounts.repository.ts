@@ -84,7 +84,6 @@ export class AccountsRepository {
   async getWithDefaults(id: string): Promise<UserWithDefaults> {
     const rows = await preparedRows<Record<string, unknown>>(
       this.txHost.tx,
-      'users_with_defaults',
       `SELECT ${this.withDefaultsSql} FROM users u WHERE u.id = $1`,
       [id, DEFAULT_TRAFFIC_LIMIT_KEY],
     );
@@ -102,7 +101,6 @@ export class AccountsRepository {
   async findBySessions(keys: SessionKey[]): Promise<(UserWithDefaults | null)[]> {
     const rows = await preparedRows<Record<string, unknown>>(
       this.dataSource,
-      'users_by_sessions',
       `SELECT r.id AS refresh_session_id, ${this.withDefaultsSql}
          FROM refresh_sessions r JOIN users u ON u.id = r.user_id
         WHERE r.id = ANY($1::uuid[]) AND r.revoked_at IS NULL`,

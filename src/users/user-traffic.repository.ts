@@ -129,7 +129,7 @@ export class UserTrafficRepository {
   async addTraffic(bytes: ReadonlyMap<Uuid, bigint>, defaultBytes: bigint): Promise<TrafficAdded> {
     const ids = sortedUuids([...bytes.keys()]);
     const idArray = uuidArray(ids);
-    await preparedRows(this.txHost.tx, 'ordered_joins', ORDERED_JOINS, []);
+    await preparedRows(this.txHost.tx, ORDERED_JOINS, []);
     // Planned at each call, not prepared: the join the planner picks depends on how many users.
     const [row] = await sqlRows<{ updated: number; overLimit: string[] }>(
       this.txHost.tx,
@@ -140,7 +140,7 @@ export class UserTrafficRepository {
         defaultBytes.toString(),
       ],
     );
-    await preparedRows(this.txHost.tx, 'planner_restored', PLANNER_RESTORED, []);
+    await preparedRows(this.txHost.tx, PLANNER_RESTORED, []);
     if (row.updated === ids.length) return { overLimit: row.overLimit, missing: [] };
     // Some ids name no user (rare: a deleted account still connected). The others are locked now.
     const found = new Set(

@@ -1,6 +1,5 @@
 import type { INestApplication } from '@nestjs/common';
 import { GUARDS_METADATA } from '@nestjs/common/constants';
-import { ThrottlerGuard } from '@nestjs/throttler';
 import { API_PREFIX } from '../../src/app.factory';
 import { ANY_NODE, InternalSecretGuard } from '../../src/common/auth/internal-secret.guard';
 import { NoBodyGuard } from '../../src/common/no-body.guard';
@@ -167,9 +166,5 @@ function guardName(controller: object, handler: object): string {
  * checks the request's shape after the route's own guards.
  */
 function isThrottler(guard: { prototype?: unknown }): boolean {
-  return (
-    guard === ThrottlerGuard ||
-    guard.prototype instanceof ThrottlerGuard ||
-    guard === RateLimitGuard
-  );
+  return guard === RateLimitGuard;
 }

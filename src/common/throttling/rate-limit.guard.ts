@@ -4,9 +4,10 @@ import {
   type ExecutionContext,
   Injectable,
   SetMetadata,
+  type Type,
   UseGuards,
 } from '@nestjs/common';
-import { Reflector } from '@nestjs/core';
+import { ModuleRef, Reflector } from '@nestjs/core';
 import { type RateLimits } from '../../config/settings';
 import type { AuthenticatedRequest } from '../auth/auth-user';
 import { sha256 } from '../secrets';
@@ -33,19 +34,31 @@ const TRACKERS = {
   },
 } as const;
 
+/**
+ * A tracker that needs the application's services (a signing key, say): an injectable class of
+ * whichever module owns that knowledge, found by the guard among the application's providers.
+ */
+export interface RequestTracker {
+  /** Whose attempt the request is; null when it is not counted. */
+  keyOf(request: AuthenticatedRequest): string | null;
+}
+
 export interface RateRule {
   /** The counter's name: routes naming the same one share it. */
   name: string;
+  /** The RATE_* setting that bounds it. */
   limit: keyof RateLimits;
-  by: keyof typeof TRACKERS;
+  /** What it counts by: a tracker above, or a `RequestTracker` class (its name prefixes the key). */
+  by: keyof typeof TRACKERS | Type<RequestTracker>;
 }
 
 const RATE_RULES = 'throttle:rules';
 
 /**
- * Throttles a route by the rules given, counted in PostgreSQL (every instance sees the same hits,
- * memory stays flat). Runs after authentication, so `account` rules see the caller. Over a limit:
- * 429 RATE_LIMITED with `Retry-After`.
+ * Throttles a route by the rules given, in their order, through the `RateLimiter` (counted in
+ * PostgreSQL). Runs after authentication, so `account` rules see the caller; before validation, so
+ * a malformed attempt counts too. Over a limit: 429 RATE_LIMITED with `Retry-After`, and the rules
+ * after it are not counted.
  */
 export const RateLimited = (...rules: RateRule[]) =>
   applyDecorators(SetMetadata(RATE_RULES, rules), UseGuards(RateLimitGuard));
@@ -56,15 +69,19 @@ export class RateLimitGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
     private readonly limiter: RateLimiter,
+    private readonly modules: ModuleRef,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const rules = this.reflector.get<RateRule[] | undefined>(RATE_RULES, context.getHandler());
     const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
     for (const rule of rules ?? []) {
-      const key = TRACKERS[rule.by](request);
+      const [kind, key] =
+        typeof rule.by === 'string'
+          ? [rule.by, TRACKERS[rule.by](request)]
+          : [rule.by.name, this.modules.get(rule.by, { strict: false }).keyOf(request)];
       if (key === null) continue;
-      await this.limiter.hit(rule.name, `${rule.by}:${key}`, rule.limit);
+      await this.limiter.hit(rule.name, `${kind}:${key}`, rule.limit);
     }
     return true;
   }

@@ -1,19 +1,12 @@
 import { Module } from '@nestjs/common';
-import { PostgresThrottlerStorage } from './postgres-throttler.storage';
 import { RateLimitGuard } from './rate-limit.guard';
 import { RateLimiter } from './rate-limiter';
 import { ThrottleCleanup } from './throttle-cleanup.service';
 import { ThrottleHitsRepository } from './throttle-hits.repository';
 
-/** Throttle counters shared by every instance through PostgreSQL, the guard, and their clean-up. */
+/** The rate limiter, its route guard, and the clean-up of its counters in PostgreSQL. */
 @Module({
-  providers: [
-    ThrottleHitsRepository,
-    PostgresThrottlerStorage,
-    ThrottleCleanup,
-    RateLimiter,
-    RateLimitGuard,
-  ],
-  exports: [PostgresThrottlerStorage, ThrottleCleanup, RateLimiter, RateLimitGuard],
+  providers: [ThrottleHitsRepository, ThrottleCleanup, RateLimiter, RateLimitGuard],
+  exports: [ThrottleCleanup, RateLimiter, RateLimitGuard],
 })
 export class ThrottlingModule {}
