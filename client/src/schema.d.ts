@@ -884,6 +884,22 @@ export interface paths {
         patch: operations["AdminNodesController_update"];
         trace?: never;
     };
+    "/api/v1/admin/nodes/{id}/traffic": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["AdminNodesController_traffic"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/admin/nodes/{id}/provision": {
         parameters: {
             query?: never;
@@ -1659,6 +1675,24 @@ export interface components {
             sni_domain: string;
             /** @default 1 */
             traffic_multiplier: number;
+        };
+        NodeTrafficDayResponse: {
+            /**
+             * Format: date
+             * @description a UTC day
+             * @example 2026-11-24
+             */
+            date: string;
+            /** @description bytes from users that day, as the node reported them */
+            bytes_up: number;
+            /** @description bytes to users that day, as the node reported them */
+            bytes_down: number;
+            /** @description bytes counted against users' limits that day (after traffic_multiplier) */
+            bytes_counted: number;
+        };
+        NodeTrafficResponse: {
+            /** @description one entry per UTC day, oldest first */
+            days: components["schemas"]["NodeTrafficDayResponse"][];
         };
         UpdateNodeRequest: {
             name?: string;
@@ -4072,6 +4106,37 @@ export interface operations {
             404: components["responses"]["Error404_NOT_FOUND"];
             413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
             415: components["responses"]["Error415_UNSUPPORTED_MEDIA_TYPE"];
+            500: components["responses"]["Error500_INTERNAL"];
+            503: components["responses"]["Error503_UPSTREAM_UNAVAILABLE"];
+        };
+    };
+    AdminNodesController_traffic: {
+        parameters: {
+            query?: {
+                /** @description UTC days, today included */
+                days?: number;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the node's bytes per UTC day of the last `days`, today included */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NodeTrafficResponse"];
+                };
+            };
+            400: components["responses"]["Error400_VALIDATION_FAILED"];
+            401: components["responses"]["Error401_UNAUTHENTICATED"];
+            403: components["responses"]["Error403_FORBIDDEN_ACCOUNT_BLOCKED"];
+            404: components["responses"]["Error404_NOT_FOUND"];
             500: components["responses"]["Error500_INTERNAL"];
             503: components["responses"]["Error503_UPSTREAM_UNAVAILABLE"];
         };

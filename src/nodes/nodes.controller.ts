@@ -23,10 +23,17 @@ import type { AuthUser } from '../common/auth/auth-user';
 import { CurrentUser } from '../common/auth/current-user.decorator';
 import { NodeManageGuard } from '../common/auth/role.guards';
 import { UuidPipe } from '../common/validation';
-import { CreateNodeRequest, NodePageQuery, UpdateNodeRequest } from './dto/node.dto';
+import {
+  CreateNodeRequest,
+  DEFAULT_TRAFFIC_DAYS,
+  NodePageQuery,
+  NodeTrafficQuery,
+  UpdateNodeRequest,
+} from './dto/node.dto';
 import {
   NodePageResponse,
   NodeResponse,
+  NodeTrafficResponse,
   NodeWorkAcceptedResponse,
   RoutingEntryResponse,
 } from './dto/node.response';
@@ -65,6 +72,21 @@ export class AdminNodesController {
   @ApiOkResponse({ type: NodeResponse })
   async get(@Param('id', UuidPipe) id: string): Promise<NodeResponse> {
     return NodeResponse.from(await this.nodes.get(id));
+  }
+
+  @Answers('NOT_FOUND')
+  @Get(':id/traffic')
+  @ApiOkResponse({
+    type: NodeTrafficResponse,
+    description: "the node's bytes per UTC day of the last `days`, today included",
+  })
+  async traffic(
+    @Param('id', UuidPipe) id: string,
+    @Query() query: NodeTrafficQuery,
+  ): Promise<NodeTrafficResponse> {
+    return NodeTrafficResponse.from(
+      await this.nodes.traffic(id, query.days ?? DEFAULT_TRAFFIC_DAYS),
+    );
   }
 
   @Answers('NOT_FOUND')

@@ -428,6 +428,29 @@ export class NodesRepository {
   }
 
   /**
+   * The node's figures of the last `days` UTC days, today included, oldest first: one entry per
+   * day, zeros on days it reported nothing. Read through the (node_id, day) primary key.
+   */
+  trafficDays(id: string, days: number): Promise<NodeTrafficDayFigures[]> {
+    return sqlRows<NodeTrafficDayFigures>(
+      this.txHost.tx,
+      `WITH span AS (
+         SELECT (now() AT TIME ZONE 'UTC')::date - ($2::int - 1) AS first
+       )
+       SELECT to_char(d.day, 'YYYY-MM-DD') AS date,
+              COALESCE(t.bytes_up, 0)::text AS "bytesUp",
+              COALESCE(t.bytes_down, 0)::text AS "bytesDown",
+              COALESCE(t.bytes_counted, 0)::text AS "bytesCounted"
+         FROM span s
+        CROSS JOIN LATERAL generate_series(0, $2::int - 1) AS i
+        CROSS JOIN LATERAL (SELECT (s.first + i)::date AS day) AS d
+         LEFT JOIN node_traffic_days t ON t.node_id = $1 AND t.day = d.day
+        ORDER BY d.day`,
+      [id, days],
+    );
+  }
+
+  /**
    * Adds each node's raw and counted bytes to its figures of the current UTC day and stamps its
    * last accepted report (`nodes.last_report_at`, rows locked in id order), in one statement.
    */
@@ -454,6 +477,15 @@ export class NodesRepository {
       ],
     );
   }
+}
+
+/** One UTC day of a node's traffic: raw bytes as reported, and what counted after the multiplier. */
+export interface NodeTrafficDayFigures {
+  /** `YYYY-MM-DD`, UTC. */
+  date: string;
+  bytesUp: string;
+  bytesDown: string;
+  bytesCounted: string;
 }
 
 /**

@@ -12,6 +12,7 @@ import {
   type NodeChanges,
   type NodeRecord,
   NodesRepository,
+  type NodeTrafficDayFigures,
 } from './nodes.repository';
 import {
   generateAdmissionCertificate,
@@ -110,6 +111,13 @@ export class NodesService {
     const node = await this.nodes.get(id);
     if (!node) throw new AppError('NOT_FOUND', 'node not found');
     return node;
+  }
+
+  /** The node's daily traffic of the last `days` UTC days; a deleted node is NOT_FOUND. */
+  @Transactional()
+  async traffic(id: string, days: number): Promise<NodeTrafficDayFigures[]> {
+    await this.get(id);
+    return this.nodes.trafficDays(id, days);
   }
 
   @Transactional()

@@ -17,6 +17,7 @@ export const ROUTE_TABLE: Readonly<Record<string, string>> = {
   'PATCH /api/v1/admin/nodes/{id}': 'node_manage',
   'POST /api/v1/admin/nodes/{id}/provision': 'node_manage',
   'POST /api/v1/admin/nodes/{id}/restart': 'node_manage',
+  'GET /api/v1/admin/nodes/{id}/traffic': 'node_manage',
   'POST /api/v1/admin/partners': 'staff',
   'GET /api/v1/admin/payments/unmatched': 'staff',
   'GET /api/v1/admin/plans': 'staff',

@@ -1,4 +1,5 @@
 import { applyDecorators } from '@nestjs/common';
+import { Type } from 'class-transformer';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import {
   IsInt,
@@ -221,3 +222,23 @@ export class UpdateNodeRequest {
 }
 
 export class NodePageQuery extends PageQuery {}
+
+export const DEFAULT_TRAFFIC_DAYS = 30;
+export const MAX_TRAFFIC_DAYS = 366;
+
+/** How many UTC days of a node's traffic to read, today included. */
+export class NodeTrafficQuery {
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 1,
+    maximum: MAX_TRAFFIC_DAYS,
+    default: DEFAULT_TRAFFIC_DAYS,
+    description: 'UTC days, today included',
+  })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt({ message: 'must be an integer' })
+  @Min(1, { message: 'must be at least 1' })
+  @Max(MAX_TRAFFIC_DAYS, { message: `must be at most ${MAX_TRAFFIC_DAYS}` })
+  days?: number;
+}

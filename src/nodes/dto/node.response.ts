@@ -6,7 +6,7 @@ import {
   PROVISION_STATES,
   type ProvisionState,
 } from '../entities/node.entity';
-import type { NodeRecord, RoutingNode } from '../nodes.repository';
+import type { NodeRecord, NodeTrafficDayFigures, RoutingNode } from '../nodes.repository';
 
 const iso = (value: Date | null): string | null => (value === null ? null : value.toISOString());
 
@@ -85,6 +85,42 @@ export class NodeResponse {
 export class NodePageResponse {
   @ApiProperty({ type: [NodeResponse] }) items: NodeResponse[];
   @ApiProperty({ type: String, nullable: true }) next_cursor: string | null;
+}
+
+export class NodeTrafficDayResponse {
+  @ApiProperty({ format: 'date', example: '2026-11-24', description: 'a UTC day' })
+  date: string;
+
+  @ApiProperty({ description: 'bytes from users that day, as the node reported them' })
+  bytes_up: number;
+
+  @ApiProperty({ description: 'bytes to users that day, as the node reported them' })
+  bytes_down: number;
+
+  @ApiProperty({
+    description: "bytes counted against users' limits that day (after traffic_multiplier)",
+  })
+  bytes_counted: number;
+}
+
+/** A node's traffic per UTC day: the days the node reported nothing are zeros. */
+export class NodeTrafficResponse {
+  @ApiProperty({
+    type: [NodeTrafficDayResponse],
+    description: 'one entry per UTC day, oldest first',
+  })
+  days: NodeTrafficDayResponse[];
+
+  static from(days: NodeTrafficDayFigures[]): NodeTrafficResponse {
+    return {
+      days: days.map((day) => ({
+        date: day.date,
+        bytes_up: Number(day.bytesUp),
+        bytes_down: Number(day.bytesDown),
+        bytes_counted: Number(day.bytesCounted),
+      })),
+    };
+  }
 }
 
 export class NodeWorkAcceptedResponse {
