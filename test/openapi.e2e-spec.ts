@@ -109,8 +109,11 @@ const CONTRACT_ROUTES: readonly (readonly [string, string, number])[] = [
   ['POST', '/bot/webhook', 200],
 ];
 
-/** Documented routes the contract's tables have no row for; section 0 names the audit list. */
-const BEYOND_THE_TABLES = ['GET /admin/audit'];
+/**
+ * Documented routes the contract's tables have no row for: section 0 names the audit list; a
+ * node's daily traffic is what the console's node chart reads.
+ */
+const BEYOND_THE_TABLES = ['GET /admin/audit', 'GET /admin/nodes/{id}/traffic'];
 
 /** The contract's features the service does not serve yet: nodes, proxy, bot webhook. */
 const NOT_YET = /^\/(?:admin\/nodes|nodes\/|internal\/|bot\/)/;

@@ -1,6 +1,8 @@
 import type { ReactNode } from 'react';
 import type { User } from '../api/client';
 import type { MessageKey } from '../i18n/en';
+import { access } from './access';
+import { NodesPage } from './nodes/NodesPage';
 
 /** One page of the console: its address under /staff, its tab, who sees it, what it shows. */
 export interface ConsolePage {
@@ -16,4 +18,6 @@ export interface ConsolePage {
  * The console's pages, in the order of their tabs. A signed-in staff account sees the tabs it is
  * allowed and lands on the first of them.
  */
-export const CONSOLE_PAGES: ConsolePage[] = [];
+export const CONSOLE_PAGES: ConsolePage[] = [
+  { path: 'nodes', label: 'console.nodes.tab', allowed: access.nodes, element: <NodesPage /> },
+];
