@@ -279,6 +279,7 @@ export const ru: Record<MessageKey, string> = {
   'console.nodes.trafficDays': '{days} дн.',
   'console.nodes.trafficTotals':
     'За последние {days} дн. (UTC): {down} к пользователям, {up} от пользователей; в лимиты засчитано {counted}.',
+  'console.nodes.trafficKeys': 'Байты по дням UTC; когда график в фокусе, стрелки переключают дни.',
   'console.nodes.bytesDown': 'К пользователям',
   'console.nodes.bytesUp': 'От пользователей',
 };

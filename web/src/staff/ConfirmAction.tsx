@@ -46,7 +46,12 @@ export function ConfirmAction({
       <Button color={color} variant="light" onClick={open} disabled={disabled}>
         {label}
       </Button>
-      <Modal opened={opened} onClose={close} title={label}>
+      <Modal
+        opened={opened}
+        onClose={close}
+        title={label}
+        closeButtonProps={{ 'aria-label': t('common.close') }}
+      >
         <Stack>
           <Text>{question}</Text>
           {children}

@@ -60,7 +60,7 @@ function NodeDetails({ node }: { node: Node }) {
 
   const fact = (label: string, value: string) => (
     <div>
-      <Text size="sm" c="dimmed">
+      <Text size="sm" c="gray.7">
         {label}
       </Text>
       <Text style={{ overflowWrap: 'anywhere' }}>{value}</Text>
@@ -123,7 +123,7 @@ function NodeDetails({ node }: { node: Node }) {
           {editing ? (
             <EditNode node={node} done={() => setEditing(false)} />
           ) : (
-            <Text size="sm" c="dimmed">
+            <Text size="sm" c="gray.7">
               {t('console.nodes.keyWriteOnly')}
             </Text>
           )}
@@ -204,7 +204,7 @@ function Provisioning({ node }: { node: Node }) {
             </Stack>
           )}
           {node.provision_state === 'ready' && (
-            <Text c="green.9">{t('console.nodes.progress.ready')}</Text>
+            <Text fw={500}>{t('console.nodes.progress.ready')}</Text>
           )}
           {node.provision_state === 'failed' && (
             <Alert color="red" title={t('console.nodes.progress.failed')}>
@@ -235,7 +235,7 @@ function Provisioning({ node }: { node: Node }) {
           <ConfirmAction
             label={t('console.nodes.restart')}
             question={t('console.nodes.restartQuestion', { name: node.name })}
-            color="orange"
+            color="indigo"
             action={async () => {
               await restart.mutateAsync();
               notify(t('console.nodes.restartRequested', { name: node.name }));

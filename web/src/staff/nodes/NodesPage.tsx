@@ -24,9 +24,12 @@ export function NodesPage() {
 }
 
 function NodeList() {
-  const { t } = useI18n();
+  const { t, language } = useI18n();
   const dateTime = useDateTime();
   const list = useNodeList();
+  const clock = new Intl.DateTimeFormat(language === 'ru' ? 'ru-RU' : 'en-GB', {
+    timeStyle: 'medium',
+  });
   const nodes = list.data?.pages.flatMap((page) => page.items) ?? [];
 
   return (
@@ -66,10 +69,10 @@ function NodeList() {
                     </Table.Td>
                     <Table.Td>{node.host}</Table.Td>
                     <Table.Td>
-                      <Group gap={4} wrap="nowrap">
+                      <Stack gap={4} align="flex-start">
                         <StatusBadge status={node.status} />
                         <ProvisionBadge state={node.provision_state} />
-                      </Group>
+                      </Stack>
                     </Table.Td>
                     <Table.Td>{dateTime(node.last_checked_at)}</Table.Td>
                     <Table.Td>{dateTime(node.last_report_at)}</Table.Td>
@@ -94,9 +97,9 @@ function NodeList() {
           </Button>
         )}
         {list.dataUpdatedAt > 0 && (
-          <Text size="sm" c="dimmed">
+          <Text size="sm" c="gray.7">
             {t('console.nodes.refreshed', {
-              time: new Date(list.dataUpdatedAt).toLocaleTimeString(),
+              time: clock.format(list.dataUpdatedAt),
             })}
           </Text>
         )}

@@ -1,6 +1,7 @@
 /**
  * A node's traffic per UTC day as a chart (bytes from and to users, stacked), with the totals of
- * the span in words for those who do not see the chart.
+ * the span in words for those who do not see the chart. The chart itself is reachable by keyboard
+ * (recharts' accessibility layer: arrow keys move through the days' tooltips).
  */
 import { Card, Group, SegmentedControl, Stack, Text, Title } from '@mantine/core';
 import { useState } from 'react';
@@ -57,12 +58,17 @@ export function TrafficChart({ nodeId }: { nodeId: string }) {
                 counted: bytes(total((day) => day.bytes_counted)),
               })}
             </Text>
-            <div style={{ width: '100%', height: 260 }} aria-hidden="true">
+            <div style={{ width: '100%', height: 260 }}>
               <ResponsiveContainer>
-                <BarChart data={days} margin={{ left: 8, right: 8 }}>
+                <BarChart
+                  data={days}
+                  margin={{ left: 8, right: 8 }}
+                  title={t('console.nodes.traffic')}
+                  desc={t('console.nodes.trafficKeys')}
+                >
                   <CartesianGrid strokeDasharray="3 3" />
                   <XAxis dataKey="date" tickFormatter={(date: string) => date.slice(5)} />
-                  <YAxis tickFormatter={(value: number) => bytes(value)} width={72} />
+                  <YAxis tickFormatter={(value: number) => bytes(value)} width={84} />
                   <Tooltip formatter={(value) => bytes(Number(value))} />
                   <Legend />
                   <Bar
