@@ -280,7 +280,8 @@ export const en = {
   'console.nodes.trafficDays': '{days} days',
   'console.nodes.trafficTotals':
     'In the last {days} days (UTC): {down} to users, {up} from users; {counted} counted against limits.',
-  'console.nodes.trafficKeys': 'Bytes per UTC day; with the chart focused, the arrow keys move through the days.',
+  'console.nodes.trafficKeys':
+    'Bytes per UTC day; with the chart focused, the arrow keys move through the days.',
   'console.nodes.bytesDown': 'To users',
   'console.nodes.bytesUp': 'From users',
 } as const;
