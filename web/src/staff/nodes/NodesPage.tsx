@@ -3,13 +3,14 @@
  * nodes with their state, refreshing on its own; a form for a new node; each node's own page
  * (./NodeView) under /staff/nodes/<id>.
  */
-import { Anchor, Button, Card, Group, Stack, Table, Text, Title } from '@mantine/core';
+import { Anchor, Button, Card, Group, Stack, Text, Title } from '@mantine/core';
 import { Link, Route, Routes, useNavigate } from 'react-router';
 import { useI18n } from '../../i18n/i18n';
+import { type Column, DataTable } from '../../layout/DataTable';
 import { Failed, Loading } from '../../layout/Loading';
 import { NodeForm } from './NodeForm';
 import { NodeView } from './NodeView';
-import { type CreateNode, useCreateNode, useNodeList } from './nodeQueries';
+import { type CreateNode, type Node, useCreateNode, useNodeList } from './nodeQueries';
 import { ProvisionBadge, StatusBadge } from './badges';
 import { useDateTime } from './dateTime';
 
@@ -31,6 +32,36 @@ function NodeList() {
     timeStyle: 'medium',
   });
   const nodes = list.data?.pages.flatMap((page) => page.items) ?? [];
+  const columns: Column<Node>[] = [
+    {
+      header: t('console.nodes.name'),
+      cell: (node) => (
+        <Anchor component={Link} to={node.id}>
+          {node.name}
+        </Anchor>
+      ),
+    },
+    { header: t('console.nodes.host'), cell: (node) => node.host, breakAll: true },
+    {
+      header: t('console.nodes.state'),
+      cell: (node) => (
+        <Stack gap={4} align="flex-start">
+          <StatusBadge status={node.status} />
+          <ProvisionBadge state={node.provision_state} />
+        </Stack>
+      ),
+    },
+    { header: t('console.nodes.lastCheck'), cell: (node) => dateTime(node.last_checked_at) },
+    { header: t('console.nodes.lastReport'), cell: (node) => dateTime(node.last_report_at) },
+    {
+      header: t('console.nodes.lastError'),
+      cell: (node) => (
+        <Text size="sm" c={node.last_error ? 'red.8' : undefined} lineClamp={2}>
+          {node.last_error ?? '—'}
+        </Text>
+      ),
+    },
+  ];
 
   return (
     <Card withBorder component="section" role="region" aria-labelledby="nodes-title">
@@ -47,45 +78,7 @@ function NodeList() {
         {list.isError && <Failed error={list.error} retry={() => void list.refetch()} />}
         {list.data && nodes.length === 0 && <Text>{t('console.nodes.none')}</Text>}
         {nodes.length > 0 && (
-          <Table.ScrollContainer minWidth={760}>
-            <Table striped>
-              <Table.Thead>
-                <Table.Tr>
-                  <Table.Th>{t('console.nodes.name')}</Table.Th>
-                  <Table.Th>{t('console.nodes.host')}</Table.Th>
-                  <Table.Th>{t('console.nodes.state')}</Table.Th>
-                  <Table.Th>{t('console.nodes.lastCheck')}</Table.Th>
-                  <Table.Th>{t('console.nodes.lastReport')}</Table.Th>
-                  <Table.Th>{t('console.nodes.lastError')}</Table.Th>
-                </Table.Tr>
-              </Table.Thead>
-              <Table.Tbody>
-                {nodes.map((node) => (
-                  <Table.Tr key={node.id}>
-                    <Table.Td>
-                      <Anchor component={Link} to={node.id}>
-                        {node.name}
-                      </Anchor>
-                    </Table.Td>
-                    <Table.Td>{node.host}</Table.Td>
-                    <Table.Td>
-                      <Stack gap={4} align="flex-start">
-                        <StatusBadge status={node.status} />
-                        <ProvisionBadge state={node.provision_state} />
-                      </Stack>
-                    </Table.Td>
-                    <Table.Td>{dateTime(node.last_checked_at)}</Table.Td>
-                    <Table.Td>{dateTime(node.last_report_at)}</Table.Td>
-                    <Table.Td>
-                      <Text size="sm" c={node.last_error ? 'red.8' : undefined} lineClamp={2}>
-                        {node.last_error ?? '—'}
-                      </Text>
-                    </Table.Td>
-                  </Table.Tr>
-                ))}
-              </Table.Tbody>
-            </Table>
-          </Table.ScrollContainer>
+          <DataTable columns={columns} rows={nodes} rowKey={(node) => node.id} minWidth={760} />
         )}
         {list.hasNextPage && (
           <Button
