@@ -6,7 +6,9 @@ import { useI18n } from '../i18n/i18n';
 /**
  * A button for a destructive or irreversible action: it opens a dialog that says in words what
  * will happen (`question`) and runs `action` only when confirmed. `children` may add fields (a
- * reason) that the action reads.
+ * reason) that the action reads. `onClosed` runs when the dialog closes, done or cancelled: a
+ * list is read again there rather than in `action`, so that a refusal stays on screen until it
+ * has been read even when the refused row is about to leave the list.
  */
 export function ConfirmAction({
   label,
@@ -15,6 +17,7 @@ export function ConfirmAction({
   children,
   color = 'red',
   disabled,
+  onClosed,
 }: {
   label: string;
   question: string;
@@ -22,18 +25,25 @@ export function ConfirmAction({
   children?: ReactNode;
   color?: ButtonProps['color'];
   disabled?: boolean;
+  onClosed?: () => unknown;
 }) {
   const { t, errorText } = useI18n();
   const [opened, { open, close }] = useDisclosure(false);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
 
+  function dismiss() {
+    close();
+    setError(null);
+    void onClosed?.();
+  }
+
   async function confirm() {
     setBusy(true);
     setError(null);
     try {
       await action();
-      close();
+      dismiss();
     } catch (failure) {
       setError(errorText(failure));
     } finally {
@@ -48,7 +58,7 @@ export function ConfirmAction({
       </Button>
       <Modal
         opened={opened}
-        onClose={close}
+        onClose={dismiss}
         title={label}
         closeButtonProps={{ 'aria-label': t('common.close') }}
       >
@@ -61,7 +71,7 @@ export function ConfirmAction({
             </Text>
           )}
           <Group justify="flex-end">
-            <Button variant="default" onClick={close}>
+            <Button variant="default" onClick={dismiss}>
               {t('staff.cancel')}
             </Button>
             <Button color={color} loading={busy} onClick={() => void confirm()}>

@@ -3,6 +3,9 @@ import type { User } from '../api/client';
 import type { MessageKey } from '../i18n/en';
 import { access } from './access';
 import { NodesPage } from './nodes/NodesPage';
+import { PaymentsPage } from './payments/PaymentsPage';
+import { PayoutsPage } from './payouts/PayoutsPage';
+import { TicketsPage } from './tickets/TicketsPage';
 
 /** One page of the console: its address under /staff, its tab, who sees it, what it shows. */
 export interface ConsolePage {
@@ -19,5 +22,23 @@ export interface ConsolePage {
  * allowed and lands on the first of them.
  */
 export const CONSOLE_PAGES: ConsolePage[] = [
+  {
+    path: 'payments',
+    label: 'console.payments.tab',
+    allowed: access.staff,
+    element: <PaymentsPage />,
+  },
+  {
+    path: 'payouts',
+    label: 'console.payouts.tab',
+    allowed: access.staff,
+    element: <PayoutsPage />,
+  },
+  {
+    path: 'tickets',
+    label: 'console.tickets.tab',
+    allowed: access.support,
+    element: <TicketsPage />,
+  },
   { path: 'nodes', label: 'console.nodes.tab', allowed: access.nodes, element: <NodesPage /> },
 ];

@@ -1,0 +1,178 @@
+/**
+ * The console's Payouts page (staff): partners' withdrawal requests by state, newest first, and
+ * the moves the service allows: approve a pending one, reject a pending or approved one with a
+ * reason, mark an approved one paid with the payout's reference. A move the state no longer
+ * allows (another staff member was quicker) comes back as WITHDRAWAL_STATE, shown in words.
+ */
+import { Group, NativeSelect, Stack, Table, Text, Textarea, TextInput, Title } from '@mantine/core';
+import { useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { StatusBadge } from '../../account/AccountPage';
+import { useI18n } from '../../i18n/i18n';
+import { Failed, Loading } from '../../layout/Loading';
+import { type Schemas, staffCall, useCursorList } from '../api';
+import { ConfirmAction } from '../ConfirmAction';
+import { CursorMore, RefreshList } from '../shared/ListControls';
+
+type Withdrawal = Schemas['WithdrawalResponse'];
+type WithdrawalState = Withdrawal['status'];
+
+const STATES: WithdrawalState[] = ['pending', 'approved', 'rejected', 'paid'];
+const WITHDRAWALS_KEY = ['staff', 'withdrawals'] as const;
+const NO_WRAP = { whiteSpace: 'nowrap' } as const;
+/** A table cell shrinks a badge to an ellipsis unless its box keeps the badge's whole width. */
+const FITS_BADGE = { minWidth: 'max-content' } as const;
+
+export function PayoutsPage() {
+  const { t } = useI18n();
+  const [state, setState] = useState<WithdrawalState | ''>('');
+  const list = useCursorList<Withdrawal>(WITHDRAWALS_KEY, '/admin/withdrawals', {
+    status: state || undefined,
+  });
+  const withdrawals = list.data?.pages.flatMap((page) => page.items) ?? [];
+
+  return (
+    <Stack>
+      <Title order={2}>{t('console.payouts.title')}</Title>
+      <Group align="flex-end">
+        <NativeSelect
+          label={t('console.payouts.state')}
+          value={state}
+          onChange={(event) => setState(event.currentTarget.value as WithdrawalState | '')}
+          data={[
+            { value: '', label: t('console.payouts.anyState') },
+            ...STATES.map((value) => ({ value, label: t(`status.${value}`) })),
+          ]}
+        />
+        <RefreshList list={list} />
+      </Group>
+      <section role="region" aria-label={t('console.payouts.list')}>
+        {list.isPending && <Loading />}
+        {list.isError && <Failed error={list.error} retry={() => void list.refetch()} />}
+        {list.isSuccess && withdrawals.length === 0 && <Text>{t('console.payouts.none')}</Text>}
+        {withdrawals.length > 0 && (
+          <Table.ScrollContainer minWidth={860}>
+            <Table>
+              <Table.Thead>
+                <Table.Tr>
+                  <Table.Th>{t('console.payouts.requested')}</Table.Th>
+                  <Table.Th>{t('console.payouts.partner')}</Table.Th>
+                  <Table.Th>{t('console.payouts.amount')}</Table.Th>
+                  <Table.Th>{t('console.payouts.destination')}</Table.Th>
+                  <Table.Th>{t('console.payouts.status')}</Table.Th>
+                  <Table.Th>{t('console.payouts.actions')}</Table.Th>
+                </Table.Tr>
+              </Table.Thead>
+              <Table.Tbody>
+                {withdrawals.map((withdrawal) => (
+                  <WithdrawalRow key={withdrawal.id} withdrawal={withdrawal} />
+                ))}
+              </Table.Tbody>
+            </Table>
+          </Table.ScrollContainer>
+        )}
+        <CursorMore list={list} />
+      </section>
+    </Stack>
+  );
+}
+
+function WithdrawalRow({ withdrawal }: { withdrawal: Withdrawal }) {
+  const { t, money, date } = useI18n();
+  const amount = money(withdrawal.amount, withdrawal.currency);
+  return (
+    <Table.Tr
+      aria-label={t('console.payouts.row', { amount, destination: withdrawal.destination })}
+    >
+      <Table.Td style={NO_WRAP}>{date(withdrawal.created_at)}</Table.Td>
+      <Table.Td>
+        <Text size="xs" ff="monospace" style={{ wordBreak: 'break-all' }}>
+          {withdrawal.partner_id}
+        </Text>
+      </Table.Td>
+      <Table.Td style={NO_WRAP}>{amount}</Table.Td>
+      <Table.Td style={{ wordBreak: 'break-all' }}>{withdrawal.destination}</Table.Td>
+      <Table.Td style={NO_WRAP}>
+        <Stack gap={2} align="flex-start" style={FITS_BADGE}>
+          <StatusBadge status={withdrawal.status} />
+          {withdrawal.reason && (
+            <Text size="sm">{t('console.payouts.reason', { reason: withdrawal.reason })}</Text>
+          )}
+          {withdrawal.tx_ref && (
+            <Text size="sm" style={{ wordBreak: 'break-all' }}>
+              {t('console.payouts.reference', { reference: withdrawal.tx_ref })}
+            </Text>
+          )}
+        </Stack>
+      </Table.Td>
+      <Table.Td style={NO_WRAP}>
+        <WithdrawalMoves withdrawal={withdrawal} amount={amount} />
+      </Table.Td>
+    </Table.Tr>
+  );
+}
+
+/** The moves the withdrawal's state allows; the service checks again under a row lock. */
+function WithdrawalMoves({ withdrawal, amount }: { withdrawal: Withdrawal; amount: string }) {
+  const { t } = useI18n();
+  const client = useQueryClient();
+  const [reason, setReason] = useState('');
+  const [reference, setReference] = useState('');
+
+  const move = (kind: 'approve' | 'reject' | 'paid', body?: unknown) =>
+    staffCall<Withdrawal>('POST', `/admin/withdrawals/${withdrawal.id}/${kind}`, { body });
+  // Done or refused, the list is read again once the dialog closes: a refusal means the state
+  // changed meanwhile.
+  const reread = () => client.invalidateQueries({ queryKey: WITHDRAWALS_KEY });
+
+  const pending = withdrawal.status === 'pending';
+  const approved = withdrawal.status === 'approved';
+  if (!pending && !approved) return null;
+  const destination = withdrawal.destination;
+  return (
+    <Group gap="xs" wrap="nowrap">
+      {pending && (
+        <ConfirmAction
+          label={t('console.payouts.approve')}
+          question={t('console.payouts.approveQuestion', { amount, destination })}
+          color="blue"
+          action={() => move('approve')}
+          onClosed={reread}
+        />
+      )}
+      {approved && (
+        <ConfirmAction
+          label={t('console.payouts.markPaid')}
+          question={t('console.payouts.markPaidQuestion', { amount, destination })}
+          color="green"
+          action={() => move('paid', reference.trim() ? { tx_ref: reference.trim() } : {})}
+          onClosed={reread}
+        >
+          <TextInput
+            label={t('console.payouts.referenceLabel')}
+            description={t('console.payouts.referenceHint')}
+            value={reference}
+            onChange={(event) => setReference(event.currentTarget.value)}
+            maxLength={200}
+          />
+        </ConfirmAction>
+      )}
+      <ConfirmAction
+        label={t('console.payouts.reject')}
+        question={t('console.payouts.rejectQuestion', { amount })}
+        action={() => move('reject', { reason: reason.trim() })}
+        onClosed={reread}
+      >
+        <Textarea
+          label={t('console.payouts.reasonLabel')}
+          value={reason}
+          onChange={(event) => setReason(event.currentTarget.value)}
+          required
+          maxLength={500}
+          autosize
+          minRows={2}
+        />
+      </ConfirmAction>
+    </Group>
+  );
+}
