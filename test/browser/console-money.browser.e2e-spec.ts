@@ -5,6 +5,7 @@
  * invoice; support answers and closes a ticket and sees nothing else. The database is read to
  * check that it agrees with what the pages show. Screenshots go to test-artifacts/console/.
  */
+import { randomUUID } from 'node:crypto';
 import type { Client } from 'pg';
 import type { Page } from 'playwright-core';
 import { tonTransaction, type FakeToncenter } from '../fakes/toncenter';
@@ -269,6 +270,11 @@ describe('the staff console: payments, payouts, tickets', () => {
     await dialog.getByRole('button', { name: 'Cancel' }).click();
 
     await exactRow.getByRole('button', { name: 'Attach to an invoice' }).click();
+    await dialog.getByLabel('Invoice id').fill(randomUUID());
+    await dialog.getByRole('button', { name: 'Confirm' }).click();
+    await expect(dialog.getByRole('alert').textContent()).resolves.toBe(
+      'There is no invoice with this id, or this payment has been attached already.',
+    );
     await dialog.getByLabel('Invoice id').fill(lapsed.id);
     await dialog.getByRole('button', { name: 'Confirm' }).click();
     const done = unmatched.getByRole('status').filter({ hasText: `Invoice ${lapsed.id} is paid` });

@@ -324,6 +324,8 @@ export const en = {
   'console.payments.attach': 'Attach to an invoice',
   'console.payments.attachQuestion':
     'The invoice is paid with these {amount}, once, and the account’s subscription is extended by its plan. This cannot be undone.',
+  'console.payments.attachNotFound':
+    'There is no invoice with this id, or this payment has been attached already.',
   'console.payments.invoiceId': 'Invoice id',
   'console.payments.invoiceIdHint': 'The id of a pending or expired invoice, from the list above',
   'console.payments.invoiceIdInvalid': 'must be a whole invoice id (36 characters)',

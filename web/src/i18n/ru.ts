@@ -322,6 +322,7 @@ export const ru: Record<MessageKey, string> = {
   'console.payments.attach': 'Привязать к счёту',
   'console.payments.attachQuestion':
     'Счёт будет оплачен этими {amount} один раз, а подписка аккаунта продлена на срок тарифа. Отменить это нельзя.',
+  'console.payments.attachNotFound': 'Счёта с таким id нет, или этот платёж уже привязан.',
   'console.payments.invoiceId': 'Id счёта',
   'console.payments.invoiceIdHint': 'Id ожидающего или истёкшего счёта из списка выше',
   'console.payments.invoiceIdInvalid': 'нужен id счёта целиком (36 символов)',

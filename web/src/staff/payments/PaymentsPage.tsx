@@ -248,12 +248,24 @@ function UnmatchedRow({
         ],
       });
     }
-    const confirmation = await staffCall<Confirmation>(
-      'POST',
-      `/admin/invoices/${target}/attach-payment`,
-      { body: { tx_ref: payment.tx_ref } },
-    );
-    onAttached(confirmation);
+    try {
+      const confirmation = await staffCall<Confirmation>(
+        'POST',
+        `/admin/invoices/${target}/attach-payment`,
+        { body: { tx_ref: payment.tx_ref } },
+      );
+      onAttached(confirmation);
+    } catch (failure) {
+      // The service's 404 covers both ids: say which two things may be wrong.
+      if (failure instanceof ApiError && failure.status === 404) {
+        throw new ApiError({
+          status: 404,
+          code: 'ATTACH_NOT_FOUND',
+          message: t('console.payments.attachNotFound'),
+        });
+      }
+      throw failure;
+    }
   }
 
   // Done or refused, both lists are read again once the dialog closes: a refusal may mean that
