@@ -223,13 +223,25 @@ describe('the staff console: payments, payouts, tickets', () => {
       `UPDATE invoices SET status = 'expired', expires_at = now() - interval '1 hour' WHERE id = $1`,
       [lapsed.id],
     );
+    // An hour ago, 55 small gifts: more than one page of the list (50).
+    const anHourAgo = Math.floor(Date.now() / 1000) - 3600;
+    const gifts = Array.from({ length: 55 }, (_, i) => {
+      const tx = tonTransaction({
+        to: WALLET_RAW,
+        value: '1000',
+        comment: `gift ${i}`,
+        at: anHourAgo,
+      });
+      toncenter.transactions.push(tx);
+      return tx.hash as string;
+    });
     // Both sent without the invoice's comment: reconciliation cannot tell what they pay.
     const exact = transfer(lapsed.amount, null);
     const short = transfer((BigInt(pending.amount) - 1n).toString(), 'for my vpn');
     await eventually(
       `SELECT tx_ref FROM received_payments WHERE tx_ref = ANY($1) AND reason = 'no_invoice'`,
-      [[exact, short]],
-      (rows) => rows.length === 2,
+      [[exact, short, ...gifts]],
+      (rows) => rows.length === 57,
     );
 
     const page = moderatorPage;
@@ -242,6 +254,10 @@ describe('the staff console: payments, payouts, tickets', () => {
     await lapsedRow.getByText('Expired').waitFor();
     await invoices.getByRole('row').filter({ hasText: pending.id }).getByText('Pending').waitFor();
     await expect(invoices.getByRole('row').count()).resolves.toBe(3);
+    await invoices.getByLabel('Status').selectOption('expired');
+    await invoices.getByRole('row').filter({ hasText: pending.id }).waitFor({ state: 'detached' });
+    await expect(invoices.getByRole('row').count()).resolves.toBe(2);
+    await invoices.getByLabel('Status').selectOption('');
 
     const unmatched = page.getByRole('region', { name: 'Unmatched payments' });
     // The page was read when the moderator signed in, before these arrived.
@@ -250,6 +266,14 @@ describe('the staff console: payments, payouts, tickets', () => {
     const shortRow = unmatched.getByRole('row').filter({ hasText: short });
     await exactRow.getByText('Its comment names no invoice that could be paid').waitFor();
     expect(await shortRow.textContent()).toContain('for my vpn');
+    // A page at a time, newest first: the oldest gifts only after "More", each listed once.
+    await expect(unmatched.getByRole('row').count()).resolves.toBe(1 + 50);
+    await unmatched.getByRole('button', { name: 'More' }).click();
+    await unmatched.getByRole('row').nth(57).waitFor();
+    await expect(unmatched.getByRole('row').count()).resolves.toBe(1 + 57);
+    await expect(unmatched.getByRole('button', { name: 'More' }).count()).resolves.toBe(0);
+    const listed = await unmatched.getByRole('row').allTextContents();
+    expect(gifts.filter((hash) => listed.some((row) => row.includes(hash)))).toHaveLength(55);
     await expectAccessible(page, 'payments');
     await app.shot(page, 'payments');
 
