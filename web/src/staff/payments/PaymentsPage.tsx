@@ -4,26 +4,17 @@
  * invoice, pending or expired: the service pays it once (audited) and extends the subscription,
  * or refuses in words (PAYMENT_TOO_SMALL, INVOICE_NOT_PENDING, an unknown or used payment).
  */
-import {
-  Alert,
-  Anchor,
-  Group,
-  NativeSelect,
-  Stack,
-  Table,
-  Text,
-  TextInput,
-  Title,
-} from '@mantine/core';
+import { Alert, Anchor, Group, NativeSelect, Stack, Text, TextInput, Title } from '@mantine/core';
 import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { StatusBadge } from '../../account/AccountPage';
 import { ApiError } from '../../api/client';
 import { useI18n } from '../../i18n/i18n';
+import { DataTable } from '../../layout/DataTable';
 import { Failed, Loading } from '../../layout/Loading';
 import { type Schemas, staffCall, useCursorList } from '../api';
 import { ConfirmAction } from '../ConfirmAction';
-import { CursorMore, RefreshList } from '../shared/ListControls';
+import { CursorMore, NoWrap, RefreshList } from '../shared/ListControls';
 
 type Invoice = Schemas['InvoiceResponse'];
 type Unmatched = Schemas['UnmatchedPaymentResponse'];
@@ -32,9 +23,6 @@ type Confirmation = Schemas['ConfirmationResponse'];
 const INVOICE_STATES: Invoice['status'][] = ['pending', 'paid', 'expired'];
 const INVOICES_KEY = ['staff', 'invoices'] as const;
 const UNMATCHED_KEY = ['staff', 'payments', 'unmatched'] as const;
-const NO_WRAP = { whiteSpace: 'nowrap' } as const;
-/** A table cell shrinks a badge to an ellipsis unless its box keeps the badge's whole width. */
-const FITS_BADGE = { minWidth: 'max-content' } as const;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export function PaymentsPage() {
@@ -96,66 +84,71 @@ function InvoiceList() {
         </Group>
         {list.isPending && <Loading />}
         {list.isError && <Failed error={list.error} retry={() => void list.refetch()} />}
-        {list.isSuccess && invoices.length === 0 && <Text>{t('console.payments.noInvoices')}</Text>}
-        {invoices.length > 0 && (
-          <Table.ScrollContainer minWidth={860}>
-            <Table>
-              <Table.Thead>
-                <Table.Tr>
-                  <Table.Th>{t('console.payments.created')}</Table.Th>
-                  <Table.Th>{t('console.payments.invoice')}</Table.Th>
-                  <Table.Th>{t('console.payments.account')}</Table.Th>
-                  <Table.Th>{t('console.payments.plan')}</Table.Th>
-                  <Table.Th>{t('console.payments.amount')}</Table.Th>
-                  <Table.Th>{t('console.payments.status')}</Table.Th>
-                </Table.Tr>
-              </Table.Thead>
-              <Table.Tbody>
-                {invoices.map((invoice) => (
-                  <Table.Tr key={invoice.id}>
-                    <Table.Td style={NO_WRAP}>{date(invoice.created_at)}</Table.Td>
-                    <Table.Td>
-                      <Text size="xs" ff="monospace" style={{ wordBreak: 'break-all' }}>
-                        {invoice.id}
-                      </Text>
-                    </Table.Td>
-                    <Table.Td>
-                      <Anchor
-                        component="button"
-                        type="button"
-                        size="xs"
-                        ff="monospace"
-                        style={{ wordBreak: 'break-all' }}
-                        title={t('console.payments.onlyThisAccount')}
-                        onClick={() => setAccount(invoice.user_id)}
-                      >
-                        {invoice.user_id}
-                      </Anchor>
-                    </Table.Td>
-                    <Table.Td>{invoice.plan_name}</Table.Td>
-                    <Table.Td style={NO_WRAP}>
-                      <Text size="sm">{invoiceAmount(invoice, money)}</Text>
+        {list.isSuccess && (
+          <DataTable
+            minWidth={860}
+            rows={invoices}
+            rowKey={(invoice) => invoice.id}
+            columns={[
+              {
+                header: t('console.payments.created'),
+                cell: (invoice) => <NoWrap>{date(invoice.created_at)}</NoWrap>,
+              },
+              {
+                header: t('console.payments.invoice'),
+                breakAll: true,
+                cell: (invoice) => (
+                  <Text size="xs" ff="monospace">
+                    {invoice.id}
+                  </Text>
+                ),
+              },
+              {
+                header: t('console.payments.account'),
+                breakAll: true,
+                cell: (invoice) => (
+                  <Anchor
+                    component="button"
+                    type="button"
+                    size="xs"
+                    ff="monospace"
+                    ta="left"
+                    title={t('console.payments.onlyThisAccount')}
+                    onClick={() => setAccount(invoice.user_id)}
+                  >
+                    {invoice.user_id}
+                  </Anchor>
+                ),
+              },
+              { header: t('console.payments.plan'), cell: (invoice) => invoice.plan_name },
+              {
+                header: t('console.payments.amount'),
+                cell: (invoice) => (
+                  <NoWrap>
+                    <Text size="sm">{invoiceAmount(invoice, money)}</Text>
+                    <Text size="xs">
+                      {t('console.payments.paidWith', {
+                        provider: t(`console.payments.provider.${invoice.provider}`),
+                      })}
+                    </Text>
+                  </NoWrap>
+                ),
+              },
+              {
+                header: t('console.payments.status'),
+                cell: (invoice) => (
+                  <NoWrap>
+                    <StatusBadge status={invoice.status} />
+                    {invoice.paid_at && (
                       <Text size="xs">
-                        {t('console.payments.paidWith', {
-                          provider: t(`console.payments.provider.${invoice.provider}`),
-                        })}
+                        {t('console.payments.paidOn', { date: date(invoice.paid_at) })}
                       </Text>
-                    </Table.Td>
-                    <Table.Td style={NO_WRAP}>
-                      <Stack gap={2} align="flex-start" style={FITS_BADGE}>
-                        <StatusBadge status={invoice.status} />
-                        {invoice.paid_at && (
-                          <Text size="xs">
-                            {t('console.payments.paidOn', { date: date(invoice.paid_at) })}
-                          </Text>
-                        )}
-                      </Stack>
-                    </Table.Td>
-                  </Table.Tr>
-                ))}
-              </Table.Tbody>
-            </Table>
-          </Table.ScrollContainer>
+                    )}
+                  </NoWrap>
+                ),
+              },
+            ]}
+          />
         )}
         <CursorMore list={list} />
       </Stack>
@@ -164,7 +157,7 @@ function InvoiceList() {
 }
 
 function UnmatchedList() {
-  const { t, date } = useI18n();
+  const { t, money, date } = useI18n();
   const list = useCursorList<Unmatched>(UNMATCHED_KEY, '/admin/payments/unmatched');
   const payments = list.data?.pages.flatMap((page) => page.items) ?? [];
   const [attached, setAttached] = useState<Confirmation | null>(null);
@@ -189,30 +182,52 @@ function UnmatchedList() {
         )}
         {list.isPending && <Loading />}
         {list.isError && <Failed error={list.error} retry={() => void list.refetch()} />}
-        {list.isSuccess && payments.length === 0 && (
-          <Text>{t('console.payments.noUnmatched')}</Text>
-        )}
-        {payments.length > 0 && (
-          <Table.ScrollContainer minWidth={860}>
-            <Table>
-              <Table.Thead>
-                <Table.Tr>
-                  <Table.Th>{t('console.payments.received')}</Table.Th>
-                  <Table.Th>{t('console.payments.amount')}</Table.Th>
-                  <Table.Th>{t('console.payments.sender')}</Table.Th>
-                  <Table.Th>{t('console.payments.comment')}</Table.Th>
-                  <Table.Th>{t('console.payments.why')}</Table.Th>
-                  <Table.Th>{t('console.payments.transaction')}</Table.Th>
-                  <Table.Th>{t('console.payments.actions')}</Table.Th>
-                </Table.Tr>
-              </Table.Thead>
-              <Table.Tbody>
-                {payments.map((payment) => (
-                  <UnmatchedRow key={payment.tx_ref} payment={payment} onAttached={setAttached} />
-                ))}
-              </Table.Tbody>
-            </Table>
-          </Table.ScrollContainer>
+        {list.isSuccess && (
+          <DataTable
+            minWidth={860}
+            rows={payments}
+            rowKey={(payment) => payment.tx_ref}
+            columns={[
+              {
+                header: t('console.payments.received'),
+                cell: (payment) => <NoWrap>{date(payment.received_at)}</NoWrap>,
+              },
+              {
+                header: t('console.payments.amount'),
+                cell: (payment) => <NoWrap>{money(payment.amount, payment.currency)}</NoWrap>,
+              },
+              {
+                header: t('console.payments.sender'),
+                breakAll: true,
+                cell: (payment) => (
+                  <Text size="xs" ff="monospace">
+                    {payment.sender ?? '—'}
+                  </Text>
+                ),
+              },
+              {
+                header: t('console.payments.comment'),
+                cell: (payment) => payment.comment ?? t('console.payments.noComment'),
+              },
+              {
+                header: t('console.payments.why'),
+                cell: (payment) => t(`console.payments.reason.${payment.reason}`),
+              },
+              {
+                header: t('console.payments.transaction'),
+                breakAll: true,
+                cell: (payment) => (
+                  <Text size="xs" ff="monospace">
+                    {payment.tx_ref}
+                  </Text>
+                ),
+              },
+              {
+                header: t('console.payments.actions'),
+                cell: (payment) => <AttachPayment payment={payment} onAttached={setAttached} />,
+              },
+            ]}
+          />
         )}
         <CursorMore list={list} />
       </Stack>
@@ -220,14 +235,15 @@ function UnmatchedList() {
   );
 }
 
-function UnmatchedRow({
+/** Attaching one unmatched payment to the invoice whose id staff enter. */
+function AttachPayment({
   payment,
   onAttached,
 }: {
   payment: Unmatched;
   onAttached: (confirmation: Confirmation) => void;
 }) {
-  const { t, money, date } = useI18n();
+  const { t, money } = useI18n();
   const client = useQueryClient();
   const [invoiceId, setInvoiceId] = useState('');
   const amount = money(payment.amount, payment.currency);
@@ -277,42 +293,20 @@ function UnmatchedRow({
     ]);
 
   return (
-    <Table.Tr
-      aria-label={t('console.payments.paymentRow', { amount, date: date(payment.received_at) })}
+    <ConfirmAction
+      label={t('console.payments.attach')}
+      question={t('console.payments.attachQuestion', { amount })}
+      color="blue"
+      action={attach}
+      onClosed={reread}
     >
-      <Table.Td style={NO_WRAP}>{date(payment.received_at)}</Table.Td>
-      <Table.Td style={NO_WRAP}>{amount}</Table.Td>
-      <Table.Td>
-        <Text size="xs" ff="monospace" style={{ wordBreak: 'break-all' }}>
-          {payment.sender ?? '—'}
-        </Text>
-      </Table.Td>
-      <Table.Td style={{ wordBreak: 'break-word' }}>
-        {payment.comment ?? t('console.payments.noComment')}
-      </Table.Td>
-      <Table.Td>{t(`console.payments.reason.${payment.reason}`)}</Table.Td>
-      <Table.Td>
-        <Text size="xs" ff="monospace" style={{ wordBreak: 'break-all' }}>
-          {payment.tx_ref}
-        </Text>
-      </Table.Td>
-      <Table.Td>
-        <ConfirmAction
-          label={t('console.payments.attach')}
-          question={t('console.payments.attachQuestion', { amount })}
-          color="blue"
-          action={attach}
-          onClosed={reread}
-        >
-          <TextInput
-            label={t('console.payments.invoiceId')}
-            description={t('console.payments.invoiceIdHint')}
-            value={invoiceId}
-            onChange={(event) => setInvoiceId(event.currentTarget.value)}
-            required
-          />
-        </ConfirmAction>
-      </Table.Td>
-    </Table.Tr>
+      <TextInput
+        label={t('console.payments.invoiceId')}
+        description={t('console.payments.invoiceIdHint')}
+        value={invoiceId}
+        onChange={(event) => setInvoiceId(event.currentTarget.value)}
+        required
+      />
+    </ConfirmAction>
   );
 }

@@ -4,27 +4,25 @@
  * reason, mark an approved one paid with the payout's reference. A move the state no longer
  * allows (another staff member was quicker) comes back as WITHDRAWAL_STATE, shown in words.
  */
-import { Group, NativeSelect, Stack, Table, Text, Textarea, TextInput, Title } from '@mantine/core';
+import { Group, NativeSelect, Stack, Text, Textarea, TextInput, Title } from '@mantine/core';
 import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { StatusBadge } from '../../account/AccountPage';
 import { useI18n } from '../../i18n/i18n';
+import { DataTable } from '../../layout/DataTable';
 import { Failed, Loading } from '../../layout/Loading';
 import { type Schemas, staffCall, useCursorList } from '../api';
 import { ConfirmAction } from '../ConfirmAction';
-import { CursorMore, RefreshList } from '../shared/ListControls';
+import { CursorMore, NoWrap, RefreshList } from '../shared/ListControls';
 
 type Withdrawal = Schemas['WithdrawalResponse'];
 type WithdrawalState = Withdrawal['status'];
 
 const STATES: WithdrawalState[] = ['pending', 'approved', 'rejected', 'paid'];
 const WITHDRAWALS_KEY = ['staff', 'withdrawals'] as const;
-const NO_WRAP = { whiteSpace: 'nowrap' } as const;
-/** A table cell shrinks a badge to an ellipsis unless its box keeps the badge's whole width. */
-const FITS_BADGE = { minWidth: 'max-content' } as const;
 
 export function PayoutsPage() {
-  const { t } = useI18n();
+  const { t, money, date } = useI18n();
   const [state, setState] = useState<WithdrawalState | ''>('');
   const list = useCursorList<Withdrawal>(WITHDRAWALS_KEY, '/admin/withdrawals', {
     status: state || undefined,
@@ -49,27 +47,46 @@ export function PayoutsPage() {
       <section role="region" aria-label={t('console.payouts.list')}>
         {list.isPending && <Loading />}
         {list.isError && <Failed error={list.error} retry={() => void list.refetch()} />}
-        {list.isSuccess && withdrawals.length === 0 && <Text>{t('console.payouts.none')}</Text>}
-        {withdrawals.length > 0 && (
-          <Table.ScrollContainer minWidth={860}>
-            <Table>
-              <Table.Thead>
-                <Table.Tr>
-                  <Table.Th>{t('console.payouts.requested')}</Table.Th>
-                  <Table.Th>{t('console.payouts.partner')}</Table.Th>
-                  <Table.Th>{t('console.payouts.amount')}</Table.Th>
-                  <Table.Th>{t('console.payouts.destination')}</Table.Th>
-                  <Table.Th>{t('console.payouts.status')}</Table.Th>
-                  <Table.Th>{t('console.payouts.actions')}</Table.Th>
-                </Table.Tr>
-              </Table.Thead>
-              <Table.Tbody>
-                {withdrawals.map((withdrawal) => (
-                  <WithdrawalRow key={withdrawal.id} withdrawal={withdrawal} />
-                ))}
-              </Table.Tbody>
-            </Table>
-          </Table.ScrollContainer>
+        {list.isSuccess && (
+          <DataTable
+            minWidth={860}
+            rows={withdrawals}
+            rowKey={(withdrawal) => withdrawal.id}
+            columns={[
+              {
+                header: t('console.payouts.requested'),
+                cell: (withdrawal) => <NoWrap>{date(withdrawal.created_at)}</NoWrap>,
+              },
+              {
+                header: t('console.payouts.partner'),
+                breakAll: true,
+                cell: (withdrawal) => (
+                  <Text size="xs" ff="monospace">
+                    {withdrawal.partner_id}
+                  </Text>
+                ),
+              },
+              {
+                header: t('console.payouts.amount'),
+                cell: (withdrawal) => (
+                  <NoWrap>{money(withdrawal.amount, withdrawal.currency)}</NoWrap>
+                ),
+              },
+              {
+                header: t('console.payouts.destination'),
+                breakAll: true,
+                cell: (withdrawal) => withdrawal.destination,
+              },
+              {
+                header: t('console.payouts.status'),
+                cell: (withdrawal) => <WithdrawalState withdrawal={withdrawal} />,
+              },
+              {
+                header: t('console.payouts.actions'),
+                cell: (withdrawal) => <WithdrawalMoves withdrawal={withdrawal} />,
+              },
+            ]}
+          />
         )}
         <CursorMore list={list} />
       </section>
@@ -77,44 +94,28 @@ export function PayoutsPage() {
   );
 }
 
-function WithdrawalRow({ withdrawal }: { withdrawal: Withdrawal }) {
-  const { t, money, date } = useI18n();
-  const amount = money(withdrawal.amount, withdrawal.currency);
+function WithdrawalState({ withdrawal }: { withdrawal: Withdrawal }) {
+  const { t } = useI18n();
   return (
-    <Table.Tr
-      aria-label={t('console.payouts.row', { amount, destination: withdrawal.destination })}
-    >
-      <Table.Td style={NO_WRAP}>{date(withdrawal.created_at)}</Table.Td>
-      <Table.Td>
-        <Text size="xs" ff="monospace" style={{ wordBreak: 'break-all' }}>
-          {withdrawal.partner_id}
+    <Stack gap={2}>
+      <NoWrap>
+        <StatusBadge status={withdrawal.status} />
+      </NoWrap>
+      {withdrawal.reason && (
+        <Text size="sm">{t('console.payouts.reason', { reason: withdrawal.reason })}</Text>
+      )}
+      {withdrawal.tx_ref && (
+        <Text size="sm" style={{ wordBreak: 'break-all' }}>
+          {t('console.payouts.reference', { reference: withdrawal.tx_ref })}
         </Text>
-      </Table.Td>
-      <Table.Td style={NO_WRAP}>{amount}</Table.Td>
-      <Table.Td style={{ wordBreak: 'break-all' }}>{withdrawal.destination}</Table.Td>
-      <Table.Td style={NO_WRAP}>
-        <Stack gap={2} align="flex-start" style={FITS_BADGE}>
-          <StatusBadge status={withdrawal.status} />
-          {withdrawal.reason && (
-            <Text size="sm">{t('console.payouts.reason', { reason: withdrawal.reason })}</Text>
-          )}
-          {withdrawal.tx_ref && (
-            <Text size="sm" style={{ wordBreak: 'break-all' }}>
-              {t('console.payouts.reference', { reference: withdrawal.tx_ref })}
-            </Text>
-          )}
-        </Stack>
-      </Table.Td>
-      <Table.Td style={NO_WRAP}>
-        <WithdrawalMoves withdrawal={withdrawal} amount={amount} />
-      </Table.Td>
-    </Table.Tr>
+      )}
+    </Stack>
   );
 }
 
 /** The moves the withdrawal's state allows; the service checks again under a row lock. */
-function WithdrawalMoves({ withdrawal, amount }: { withdrawal: Withdrawal; amount: string }) {
-  const { t } = useI18n();
+function WithdrawalMoves({ withdrawal }: { withdrawal: Withdrawal }) {
+  const { t, money } = useI18n();
   const client = useQueryClient();
   const [reason, setReason] = useState('');
   const [reference, setReference] = useState('');
@@ -129,6 +130,7 @@ function WithdrawalMoves({ withdrawal, amount }: { withdrawal: Withdrawal; amoun
   const approved = withdrawal.status === 'approved';
   if (!pending && !approved) return null;
   const destination = withdrawal.destination;
+  const amount = money(withdrawal.amount, withdrawal.currency);
   return (
     <Group gap="xs" wrap="nowrap">
       {pending && (

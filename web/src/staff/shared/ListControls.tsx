@@ -1,9 +1,11 @@
 /**
  * The controls of a cursor-paged console list (useCursorList): a "More" button at its foot while
  * the service has another page, so a long list is read a page at a time and never loaded whole,
- * and a "Refresh" button, since money, withdrawals and tickets change on their own meanwhile.
+ * and a "Refresh" button, since money, withdrawals and tickets change on their own meanwhile;
+ * `NoWrap` for a cell that must keep its width (a date, an amount, a badge).
  */
-import { Button, Group } from '@mantine/core';
+import { Box, Button, Group } from '@mantine/core';
+import type { ReactNode } from 'react';
 import { useI18n } from '../../i18n/i18n';
 
 export function CursorMore({
@@ -38,4 +40,12 @@ export function RefreshList({ list }: { list: { isRefetching: boolean; refetch: 
       {t('console.shared.refresh')}
     </Button>
   );
+}
+
+/**
+ * A table cell's content kept on one line and at its whole width: a table would otherwise shrink
+ * a badge to an ellipsis.
+ */
+export function NoWrap({ children }: { children: ReactNode }) {
+  return <Box style={{ whiteSpace: 'nowrap', minWidth: 'max-content' }}>{children}</Box>;
 }

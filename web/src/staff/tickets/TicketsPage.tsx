@@ -12,7 +12,6 @@ import {
   NativeSelect,
   Paper,
   Stack,
-  Table,
   Text,
   Textarea,
   Title,
@@ -22,10 +21,11 @@ import { type FormEvent, useState } from 'react';
 import { Link, Route, Routes, useParams } from 'react-router';
 import { StatusBadge } from '../../account/AccountPage';
 import { useI18n } from '../../i18n/i18n';
+import { DataTable } from '../../layout/DataTable';
 import { Failed, Loading } from '../../layout/Loading';
 import { type Schemas, staffCall, useCursorList } from '../api';
 import { ConfirmAction } from '../ConfirmAction';
-import { CursorMore, RefreshList } from '../shared/ListControls';
+import { CursorMore, NoWrap, RefreshList } from '../shared/ListControls';
 
 type Ticket = Schemas['TicketResponse'];
 type Thread = Schemas['TicketThreadResponse'];
@@ -33,8 +33,6 @@ type Message = Schemas['TicketMessageResponse'];
 
 const TICKETS_KEY = ['staff', 'tickets'] as const;
 const threadKey = (id: string) => [...TICKETS_KEY, 'thread', id] as const;
-/** A table cell shrinks a badge to an ellipsis unless its box keeps the badge's whole width. */
-const FITS_BADGE = { minWidth: 'max-content' } as const;
 
 export function TicketsPage() {
   return (
@@ -69,40 +67,39 @@ function TicketQueue() {
       <section role="region" aria-label={t('console.tickets.list')}>
         {list.isPending && <Loading />}
         {list.isError && <Failed error={list.error} retry={() => void list.refetch()} />}
-        {list.isSuccess && tickets.length === 0 && <Text>{t('console.tickets.none')}</Text>}
-        {tickets.length > 0 && (
-          <Table.ScrollContainer minWidth={640}>
-            <Table>
-              <Table.Thead>
-                <Table.Tr>
-                  <Table.Th>{t('console.tickets.subject')}</Table.Th>
-                  <Table.Th>{t('console.tickets.user')}</Table.Th>
-                  <Table.Th>{t('console.tickets.lastMessage')}</Table.Th>
-                  <Table.Th>{t('console.tickets.status')}</Table.Th>
-                </Table.Tr>
-              </Table.Thead>
-              <Table.Tbody>
-                {tickets.map((ticket) => (
-                  <Table.Tr key={ticket.id}>
-                    <Table.Td>
-                      <Anchor component={Link} to={`/staff/tickets/${ticket.id}`}>
-                        {ticket.subject}
-                      </Anchor>
-                    </Table.Td>
-                    <Table.Td>
-                      <Text size="xs" ff="monospace">
-                        {ticket.user_id}
-                      </Text>
-                    </Table.Td>
-                    <Table.Td>{date(ticket.last_message_at)}</Table.Td>
-                    <Table.Td>
-                      <TicketState ticket={ticket} />
-                    </Table.Td>
-                  </Table.Tr>
-                ))}
-              </Table.Tbody>
-            </Table>
-          </Table.ScrollContainer>
+        {list.isSuccess && (
+          <DataTable
+            minWidth={640}
+            rows={tickets}
+            rowKey={(ticket) => ticket.id}
+            columns={[
+              {
+                header: t('console.tickets.subject'),
+                cell: (ticket) => (
+                  <Anchor component={Link} to={`/staff/tickets/${ticket.id}`}>
+                    {ticket.subject}
+                  </Anchor>
+                ),
+              },
+              {
+                header: t('console.tickets.user'),
+                breakAll: true,
+                cell: (ticket) => (
+                  <Text size="xs" ff="monospace">
+                    {ticket.user_id}
+                  </Text>
+                ),
+              },
+              {
+                header: t('console.tickets.lastMessage'),
+                cell: (ticket) => <NoWrap>{date(ticket.last_message_at)}</NoWrap>,
+              },
+              {
+                header: t('console.tickets.status'),
+                cell: (ticket) => <TicketState ticket={ticket} />,
+              },
+            ]}
+          />
         )}
         <CursorMore list={list} />
       </section>
@@ -113,7 +110,7 @@ function TicketQueue() {
 function TicketState({ ticket }: { ticket: Ticket }) {
   const { t } = useI18n();
   return (
-    <Group gap="xs" style={FITS_BADGE}>
+    <Group gap="xs" wrap="nowrap" style={{ minWidth: 'max-content' }}>
       <StatusBadge status={ticket.status} />
       {ticket.awaiting_staff && (
         <Badge color="orange" variant="dot">
