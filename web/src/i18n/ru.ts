@@ -302,7 +302,7 @@ export const ru: Record<MessageKey, string> = {
   'console.payments.paidWith': 'через {provider}',
   'console.payments.provider.ton': 'TON',
   'console.payments.provider.telegram': 'Telegram',
-  'console.payments.paidOn': '{date}',
+  'console.payments.paidOn': 'оплачен {date}',
   'console.payments.unmatched': 'Неопознанные платежи',
   'console.payments.unmatchedHint':
     'Деньги пришли, но не оплатили ни один счёт. Найдите счёт покупателя выше и привяжите к нему платёж.',
