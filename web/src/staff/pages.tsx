@@ -2,7 +2,11 @@ import type { ReactNode } from 'react';
 import type { User } from '../api/client';
 import type { MessageKey } from '../i18n/en';
 import { access } from './access';
+import { AuditPage } from './audit/AuditPage';
 import { NodesPage } from './nodes/NodesPage';
+import { OverviewPage } from './overview/OverviewPage';
+import { StaffPlansPage } from './plans/StaffPlansPage';
+import { SettingsPage } from './settings/SettingsPage';
 
 /** One page of the console: its address under /staff, its tab, who sees it, what it shows. */
 export interface ConsolePage {
@@ -19,5 +23,19 @@ export interface ConsolePage {
  * allowed and lands on the first of them.
  */
 export const CONSOLE_PAGES: ConsolePage[] = [
+  {
+    path: 'overview',
+    label: 'console.overview.tab',
+    allowed: access.staff,
+    element: <OverviewPage />,
+  },
+  { path: 'plans', label: 'console.plans.tab', allowed: access.staff, element: <StaffPlansPage /> },
   { path: 'nodes', label: 'console.nodes.tab', allowed: access.nodes, element: <NodesPage /> },
+  { path: 'audit', label: 'console.audit.tab', allowed: access.owner, element: <AuditPage /> },
+  {
+    path: 'settings',
+    label: 'console.settings.tab',
+    allowed: access.staff,
+    element: <SettingsPage />,
+  },
 ];
