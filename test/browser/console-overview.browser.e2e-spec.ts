@@ -384,6 +384,24 @@ describe('the staff console: overview, plans, audit log, settings', () => {
 
     await expectAccessible(page, 'audit log');
     await app.shot(page, 'audit');
+
+    // Choosing who acted narrows the log to that account's entries, every one of them.
+    await filters.getByRole('button', { name: 'Clear' }).click();
+    await entries.getByText('plan.created').first().waitFor();
+    await entries
+      .getByRole('button', { name: `${owner.user.username} (owner)` })
+      .first()
+      .click();
+    await expect(filters.getByLabel('Who (account id)').inputValue()).resolves.toBe(owner.user.id);
+    const byOwner = await count(
+      `SELECT count(*) AS n FROM audit_log WHERE actor_id = '${owner.user.id}'`,
+    );
+    expect(byOwner).toBeGreaterThanOrEqual(4);
+    await rows.nth(byOwner - 1).waitFor();
+    await expect(rows.count()).resolves.toBe(byOwner);
+    expect(await rows.locator('td:nth-child(2)').allTextContents()).toEqual(
+      Array(byOwner).fill(`${owner.user.username} (owner)`),
+    );
   });
 
   it('settings change the default traffic limit, which accounts without their own then get', async () => {

@@ -365,6 +365,7 @@ export const en = {
   'console.audit.target': 'Target',
   'console.audit.change': 'Change',
   'console.audit.system': 'The service',
+  'console.audit.onlyThis': 'Show only what {name} did',
   'console.audit.more': 'More',
 
   // Console: settings

@@ -363,6 +363,7 @@ export const ru: Record<MessageKey, string> = {
   'console.audit.target': 'Объект',
   'console.audit.change': 'Изменение',
   'console.audit.system': 'Сервис',
+  'console.audit.onlyThis': 'Показать только действия {name}',
   'console.audit.more': 'Ещё',
 
   // Console: settings

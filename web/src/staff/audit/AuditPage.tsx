@@ -1,4 +1,15 @@
-import { Button, Card, Code, Group, Stack, Table, Text, TextInput, Title } from '@mantine/core';
+import {
+  Anchor,
+  Button,
+  Card,
+  Code,
+  Group,
+  Stack,
+  Table,
+  Text,
+  TextInput,
+  Title,
+} from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { useI18n } from '../../i18n/i18n';
@@ -106,7 +117,15 @@ export function AuditPage() {
               </Table.Thead>
               <Table.Tbody>
                 {entries.map((entry) => (
-                  <AuditRow key={entry.id} entry={entry} />
+                  <AuditRow
+                    key={entry.id}
+                    entry={entry}
+                    onActor={(id) => {
+                      const next = { ...filters, actor_id: id };
+                      setDraft(next);
+                      setFilters(next);
+                    }}
+                  />
                 ))}
               </Table.Tbody>
             </Table>
@@ -127,9 +146,9 @@ export function AuditPage() {
   );
 }
 
-function AuditRow({ entry }: { entry: Entry }) {
-  const { t } = useI18n();
-  const when = new Intl.DateTimeFormat(undefined, {
+function AuditRow({ entry, onActor }: { entry: Entry; onActor: (id: string) => void }) {
+  const { t, language } = useI18n();
+  const when = new Intl.DateTimeFormat(language === 'ru' ? 'ru-RU' : 'en-GB', {
     dateStyle: 'medium',
     timeStyle: 'medium',
     timeZone: 'UTC',
@@ -138,7 +157,11 @@ function AuditRow({ entry }: { entry: Entry }) {
     <Table.Tr>
       <Table.Td>{`${when} UTC`}</Table.Td>
       <Table.Td>
-        {entry.actor_id ? <ActorName id={entry.actor_id} /> : t('console.audit.system')}
+        {entry.actor_id ? (
+          <ActorName id={entry.actor_id} onPick={onActor} />
+        ) : (
+          t('console.audit.system')
+        )}
       </Table.Td>
       <Table.Td>
         <Code>{entry.action}</Code>
@@ -153,18 +176,29 @@ function AuditRow({ entry }: { entry: Entry }) {
   );
 }
 
-/** The acting account's username (GET /admin/users/{id}), its id while unknown. */
-function ActorName({ id }: { id: string }) {
+/**
+ * The acting account's username (GET /admin/users/{id}), its id while unknown; choosing it narrows
+ * the log to that account.
+ */
+function ActorName({ id, onPick }: { id: string; onPick: (id: string) => void }) {
+  const { t } = useI18n();
   const user = useQuery({
     queryKey: ['staff', 'user', id],
     queryFn: () => staffCall<Schemas['UserResponse']>('GET', `/admin/users/${id}`),
     staleTime: 60_000,
   });
   const name = user.data?.username ?? user.data?.tg_id ?? null;
+  const shown = name === null ? id : `${name}${user.data?.role ? ` (${user.data.role})` : ''}`;
   return (
-    <Text size="sm" title={id}>
-      {name === null ? id : `${name}${user.data?.role ? ` (${user.data.role})` : ''}`}
-    </Text>
+    <Anchor
+      component="button"
+      type="button"
+      size="sm"
+      title={t('console.audit.onlyThis', { name: shown })}
+      onClick={() => onPick(id)}
+    >
+      {shown}
+    </Anchor>
   );
 }
 
