@@ -4354,6 +4354,14 @@ export interface operations {
                 limit?: number;
                 /** @description a previous page's next_cursor (opaque) */
                 cursor?: string;
+                /** @description an action, exactly */
+                action?: string;
+                /** @description the account that acted */
+                actor_id?: string;
+                /** @description what kind of thing was changed */
+                target_type?: string;
+                /** @description the changed thing: a UUID, a plan name or a setting key */
+                target_id?: string;
             };
             header?: never;
             path?: never;

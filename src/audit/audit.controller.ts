@@ -2,8 +2,8 @@ import { Controller, Get, Query, UseGuards } from '@nestjs/common';
 import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { OwnerGuard } from '../common/auth/role.guards';
 import { AuditService } from './audit.service';
-import { mapPage, PageQuery } from '../common/pagination';
-import { AuditPage, toAuditEntryResponse } from './dto/audit.dto';
+import { mapPage } from '../common/pagination';
+import { AuditPage, AuditQuery, toAuditEntryResponse } from './dto/audit.dto';
 
 @ApiTags('admin')
 @Controller('admin/audit')
@@ -13,7 +13,13 @@ export class AuditController {
   @Get()
   @UseGuards(OwnerGuard)
   @ApiOkResponse({ type: AuditPage })
-  async list(@Query() query: PageQuery): Promise<AuditPage> {
-    return mapPage(await this.audit.list(query), toAuditEntryResponse);
+  async list(@Query() query: AuditQuery): Promise<AuditPage> {
+    const filter = {
+      action: query.action,
+      actorId: query.actor_id,
+      targetType: query.target_type,
+      targetId: query.target_id,
+    };
+    return mapPage(await this.audit.list(filter, query), toAuditEntryResponse);
   }
 }

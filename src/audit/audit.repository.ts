@@ -26,6 +26,14 @@ export interface AuditRow {
   sortKey: string;
 }
 
+/** What a listing is narrowed to: each given field must match exactly. */
+export interface AuditFilter {
+  action?: string;
+  actorId?: string;
+  targetType?: string;
+  targetId?: string;
+}
+
 /** The owner of `audit_log`. */
 @Injectable()
 export class AuditRepository {
@@ -46,19 +54,21 @@ export class AuditRepository {
     );
   }
 
-  /** Newest first; `limit` rows after `after` (exclusive). */
-  page(limit: number, after: KeysetCursor | null): Promise<AuditRow[]> {
+  /** Newest first; `limit` rows matching `filter` after `after` (exclusive). */
+  page(filter: AuditFilter, limit: number, after: KeysetCursor | null): Promise<AuditRow[]> {
     const params: unknown[] = [limit];
-    const keyset = keysetSql(
-      { at: 'a.created_at', id: 'a.id', direction: 'DESC' },
-      after,
-      positional(params),
-    );
+    const param = positional(params);
+    const keyset = keysetSql({ at: 'a.created_at', id: 'a.id', direction: 'DESC' }, after, param);
+    const where = [keyset.after];
+    if (filter.action !== undefined) where.push(`a.action = ${param(filter.action)}`);
+    if (filter.actorId !== undefined) where.push(`a.actor_id = ${param(filter.actorId)}::uuid`);
+    if (filter.targetType !== undefined) where.push(`a.target_type = ${param(filter.targetType)}`);
+    if (filter.targetId !== undefined) where.push(`a.target_id = ${param(filter.targetId)}`);
     return sqlRows<AuditRow>(
       this.txHost.tx,
       `SELECT a.id, a.actor_id, a.action, a.target_type, a.target_id, a.before, a.after,
               a.created_at, ${keyset.selectSortKey}
-         FROM audit_log a WHERE ${keyset.after}
+         FROM audit_log a WHERE ${where.join(' AND ')}
         ORDER BY ${keyset.orderBy}
         LIMIT $1`,
       params,

@@ -1,5 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { AuditRepository, type AuditRow, type NewAuditEntry } from './audit.repository';
+import {
+  type AuditFilter,
+  AuditRepository,
+  type AuditRow,
+  type NewAuditEntry,
+} from './audit.repository';
 import { keysetPage, type Page, type PageQuery, pagePosition } from '../common/pagination';
 
 /** Actions recorded so far; other features add theirs. */
@@ -33,9 +38,9 @@ export class AuditService {
     return this.audit.insert(entry);
   }
 
-  /** Newest first. */
-  async list(query: PageQuery): Promise<Page<AuditRow>> {
+  /** Newest first, the entries that match every given filter. */
+  async list(filter: AuditFilter, query: PageQuery): Promise<Page<AuditRow>> {
     const { after, limit } = pagePosition(query);
-    return keysetPage(await this.audit.page(limit + 1, after), limit);
+    return keysetPage(await this.audit.page(filter, limit + 1, after), limit);
   }
 }

@@ -2,9 +2,13 @@ import type { ReactNode } from 'react';
 import type { User } from '../api/client';
 import type { MessageKey } from '../i18n/en';
 import { access } from './access';
+import { AuditPage } from './audit/AuditPage';
 import { NodesPage } from './nodes/NodesPage';
+import { OverviewPage } from './overview/OverviewPage';
 import { PaymentsPage } from './payments/PaymentsPage';
 import { PayoutsPage } from './payouts/PayoutsPage';
+import { StaffPlansPage } from './plans/StaffPlansPage';
+import { SettingsPage } from './settings/SettingsPage';
 import { TicketsPage } from './tickets/TicketsPage';
 
 /** One page of the console: its address under /staff, its tab, who sees it, what it shows. */
@@ -22,6 +26,13 @@ export interface ConsolePage {
  * allowed and lands on the first of them.
  */
 export const CONSOLE_PAGES: ConsolePage[] = [
+  {
+    path: 'overview',
+    label: 'console.overview.tab',
+    allowed: access.staff,
+    element: <OverviewPage />,
+  },
+  { path: 'plans', label: 'console.plans.tab', allowed: access.staff, element: <StaffPlansPage /> },
   {
     path: 'payments',
     label: 'console.payments.tab',
@@ -41,4 +52,11 @@ export const CONSOLE_PAGES: ConsolePage[] = [
     element: <TicketsPage />,
   },
   { path: 'nodes', label: 'console.nodes.tab', allowed: access.nodes, element: <NodesPage /> },
+  { path: 'audit', label: 'console.audit.tab', allowed: access.owner, element: <AuditPage /> },
+  {
+    path: 'settings',
+    label: 'console.settings.tab',
+    allowed: access.staff,
+    element: <SettingsPage />,
+  },
 ];

@@ -1,0 +1,399 @@
+import {
+  ActionIcon,
+  Alert,
+  Badge,
+  Button,
+  Card,
+  Group,
+  Modal,
+  NumberInput,
+  Stack,
+  Switch,
+  Table,
+  Text,
+  TextInput,
+  Title,
+} from '@mantine/core';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { type FormEvent, useState } from 'react';
+import { decimalToMinor, useI18n } from '../../i18n/i18n';
+import { minorToDecimal } from '../../i18n/money';
+import { Failed, Loading } from '../../layout/Loading';
+import { type Schemas, staffCall } from '../api';
+import { ConfirmAction } from '../ConfirmAction';
+
+type Plan = Schemas['AdminPlanResponse'];
+type PlanBody = Schemas['UpsertPlanRequest'];
+
+const PLANS_KEY = ['staff', 'plans'] as const;
+/** The service's rule for plan names (PUT /admin/plans/{name}). */
+const PLAN_NAME = /^[a-z0-9_-]{1,32}$/;
+const CURRENCY = /^[A-Z]{3}$/;
+/** Traffic limits are typed in GB of 1024³ bytes, as `bytes()` shows them. */
+const GB = 1024 ** 3;
+
+/** Every plan (staff guard), on sale or not; creating, editing, activating and deactivating. */
+export function StaffPlansPage() {
+  const { t } = useI18n();
+  const plans = useQuery({
+    queryKey: PLANS_KEY,
+    queryFn: () => staffCall<Plan[]>('GET', '/admin/plans'),
+  });
+  const [editing, setEditing] = useState<Plan | null>(null);
+  const [creating, setCreating] = useState(false);
+  // What the last change did, in words, beside the list (a toast would cover the console's tabs).
+  const [done, setDone] = useState('');
+
+  return (
+    <Stack>
+      <Group justify="space-between">
+        <Title order={2}>{t('console.plans.title')}</Title>
+        <Button onClick={() => setCreating(true)}>{t('console.plans.new')}</Button>
+      </Group>
+      {plans.isPending && <Loading />}
+      {plans.isError && <Failed error={plans.error} retry={() => void plans.refetch()} />}
+      <Text role="status">{done}</Text>
+      {plans.data && (
+        <PlanTable plans={plans.data} onEdit={(plan) => setEditing(plan)} onDone={setDone} />
+      )}
+      <Modal
+        opened={creating}
+        onClose={() => setCreating(false)}
+        title={t('console.plans.new')}
+        closeButtonProps={{ 'aria-label': t('common.close') }}
+        size="lg"
+      >
+        <PlanForm
+          existing={plans.data ?? []}
+          onSaved={(message) => {
+            setDone(message);
+            setCreating(false);
+          }}
+        />
+      </Modal>
+      <Modal
+        opened={editing !== null}
+        onClose={() => setEditing(null)}
+        title={editing ? t('console.plans.editTitle', { name: editing.name }) : ''}
+        closeButtonProps={{ 'aria-label': t('common.close') }}
+        size="lg"
+      >
+        {editing && (
+          <PlanForm
+            plan={editing}
+            existing={plans.data ?? []}
+            onSaved={(message) => {
+              setDone(message);
+              setEditing(null);
+            }}
+          />
+        )}
+      </Modal>
+    </Stack>
+  );
+}
+
+/** PUT /admin/plans/{name}: creates or replaces the plan, prices included. */
+function useSavePlan() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: ({ name, body }: { name: string; body: PlanBody }) =>
+      staffCall<Plan>('PUT', `/admin/plans/${encodeURIComponent(name)}`, { body }),
+    onSuccess: () => client.invalidateQueries({ queryKey: PLANS_KEY }),
+  });
+}
+
+function bodyOf(plan: Plan, active: boolean): PlanBody {
+  return {
+    duration_days: plan.duration_days,
+    traffic_limit_bytes: plan.traffic_limit_bytes,
+    prices: plan.prices,
+    active,
+  };
+}
+
+function PlanTable({
+  plans,
+  onEdit,
+  onDone,
+}: {
+  plans: Plan[];
+  onEdit: (plan: Plan) => void;
+  onDone: (message: string) => void;
+}) {
+  const { t, money, bytes, errorText } = useI18n();
+  const save = useSavePlan();
+  const [error, setError] = useState<string | null>(null);
+
+  async function setActive(plan: Plan, active: boolean) {
+    setError(null);
+    await save.mutateAsync({ name: plan.name, body: bodyOf(plan, active) });
+    onDone(
+      t(active ? 'console.plans.activated' : 'console.plans.deactivated', { name: plan.name }),
+    );
+  }
+
+  if (plans.length === 0) return <Text>{t('console.plans.none')}</Text>;
+  return (
+    <Card withBorder component="section" aria-labelledby="plans-list">
+      <Title order={3} size="h4" id="plans-list" mb="xs">
+        {t('console.plans.list')}
+      </Title>
+      {error && (
+        <Alert color="red" role="alert" mb="xs">
+          {error}
+        </Alert>
+      )}
+      <Table.ScrollContainer minWidth={720}>
+        <Table>
+          <Table.Thead>
+            <Table.Tr>
+              <Table.Th>{t('console.plans.name')}</Table.Th>
+              <Table.Th>{t('console.plans.days')}</Table.Th>
+              <Table.Th>{t('console.plans.traffic')}</Table.Th>
+              <Table.Th>{t('console.plans.prices')}</Table.Th>
+              <Table.Th>{t('console.plans.status')}</Table.Th>
+              <Table.Th>{t('console.plans.actions')}</Table.Th>
+            </Table.Tr>
+          </Table.Thead>
+          <Table.Tbody>
+            {plans.map((plan) => (
+              <Table.Tr key={plan.name}>
+                <Table.Th scope="row">{plan.name}</Table.Th>
+                <Table.Td>{plan.duration_days}</Table.Td>
+                <Table.Td>{bytes(plan.traffic_limit_bytes)}</Table.Td>
+                <Table.Td>
+                  {Object.entries(plan.prices)
+                    .sort(([a], [b]) => a.localeCompare(b))
+                    .map(([code, amount]) => money(amount, code))
+                    .join(', ')}
+                </Table.Td>
+                <Table.Td>
+                  <Badge color={plan.active ? 'green' : 'gray'} variant="dot">
+                    {t(plan.active ? 'console.plans.active' : 'console.plans.inactive')}
+                  </Badge>
+                </Table.Td>
+                <Table.Td>
+                  <Group gap="xs" wrap="nowrap">
+                    <Button
+                      variant="default"
+                      size="xs"
+                      onClick={() => onEdit(plan)}
+                      aria-label={t('console.plans.editNamed', { name: plan.name })}
+                    >
+                      {t('console.plans.edit')}
+                    </Button>
+                    {plan.active ? (
+                      <ConfirmAction
+                        label={t('console.plans.deactivateNamed', { name: plan.name })}
+                        question={t('console.plans.deactivateQuestion', { name: plan.name })}
+                        action={() => setActive(plan, false)}
+                      />
+                    ) : (
+                      <Button
+                        size="xs"
+                        variant="light"
+                        color="green"
+                        loading={save.isPending && save.variables?.name === plan.name}
+                        onClick={() =>
+                          void setActive(plan, true).catch((failure: unknown) =>
+                            setError(errorText(failure)),
+                          )
+                        }
+                      >
+                        {t('console.plans.activateNamed', { name: plan.name })}
+                      </Button>
+                    )}
+                  </Group>
+                </Table.Td>
+              </Table.Tr>
+            ))}
+          </Table.Tbody>
+        </Table>
+      </Table.ScrollContainer>
+    </Card>
+  );
+}
+
+interface PriceRow {
+  key: number;
+  currency: string;
+  amount: string;
+}
+
+/**
+ * A plan's fields: name (new plans only), duration, traffic limit, prices typed as decimals of
+ * their currency and sent as minor units, and whether it is on sale.
+ */
+function PlanForm({
+  plan,
+  existing,
+  onSaved,
+}: {
+  plan?: Plan;
+  existing: Plan[];
+  onSaved: (message: string) => void;
+}) {
+  const { t, errorText } = useI18n();
+  const save = useSavePlan();
+  const [name, setName] = useState(plan?.name ?? '');
+  const [days, setDays] = useState<number | string>(plan?.duration_days ?? 30);
+  const [limitGb, setLimitGb] = useState<number | string>(
+    plan ? plan.traffic_limit_bytes / GB : 100,
+  );
+  const [active, setActive] = useState(plan?.active ?? true);
+  const [prices, setPrices] = useState<PriceRow[]>(
+    plan
+      ? Object.entries(plan.prices).map(([currency, amount], key) => ({
+          key,
+          currency,
+          amount: minorToDecimal(amount, currency),
+        }))
+      : [{ key: 0, currency: 'USD', amount: '' }],
+  );
+  const [error, setError] = useState<string | null>(null);
+
+  function changePrice(key: number, change: Partial<PriceRow>) {
+    setPrices((rows) => rows.map((row) => (row.key === key ? { ...row, ...change } : row)));
+  }
+
+  /** The body to send, or the first problem in words. */
+  function checked(): { body: PlanBody } | { problem: string } {
+    if (!plan && !PLAN_NAME.test(name)) return { problem: t('console.plans.badName') };
+    if (!plan && existing.some((other) => other.name === name))
+      return { problem: t('console.plans.nameTaken', { name }) };
+    if (typeof days !== 'number' || !Number.isInteger(days) || days < 1 || days > 3650)
+      return { problem: t('console.plans.badDays') };
+    if (typeof limitGb !== 'number' || limitGb < 0) return { problem: t('console.plans.badLimit') };
+    if (prices.length === 0) return { problem: t('console.plans.noPrices') };
+    const map: Record<string, string> = {};
+    for (const row of prices) {
+      const currency = row.currency.trim().toUpperCase();
+      if (!CURRENCY.test(currency)) return { problem: t('console.plans.badCurrency') };
+      if (currency in map) return { problem: t('console.plans.twice', { currency }) };
+      const minor = decimalToMinor(row.amount, currency);
+      if (minor === null) return { problem: t('console.plans.badPrice', { currency }) };
+      map[currency] = minor;
+    }
+    return {
+      body: {
+        duration_days: days,
+        traffic_limit_bytes: Math.round(limitGb * GB),
+        prices: map,
+        active,
+      },
+    };
+  }
+
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    setError(null);
+    const result = checked();
+    if ('problem' in result) {
+      setError(result.problem);
+      return;
+    }
+    try {
+      const saved = await save.mutateAsync({ name: plan?.name ?? name, body: result.body });
+      onSaved(t('console.plans.saved', { name: saved.name }));
+    } catch (failure) {
+      setError(errorText(failure));
+    }
+  }
+
+  let nextKey = Math.max(-1, ...prices.map((row) => row.key)) + 1;
+  return (
+    <form onSubmit={(event) => void submit(event)} noValidate>
+      <Stack>
+        {!plan && (
+          <TextInput
+            label={t('console.plans.name')}
+            description={t('console.plans.nameHint')}
+            value={name}
+            onChange={(event) => setName(event.currentTarget.value.trim())}
+            required
+          />
+        )}
+        <NumberInput
+          label={t('console.plans.days')}
+          value={days}
+          onChange={setDays}
+          min={1}
+          max={3650}
+          allowDecimal={false}
+          required
+        />
+        <NumberInput
+          label={t('console.plans.trafficGb')}
+          description={t('console.plans.trafficHint')}
+          value={limitGb}
+          onChange={setLimitGb}
+          min={0}
+          decimalScale={3}
+          required
+        />
+        <fieldset style={{ border: 0, padding: 0, margin: 0 }}>
+          <Text component="legend" fw={500} size="sm" mb={4}>
+            {t('console.plans.prices')}
+          </Text>
+          <Stack gap="xs">
+            {prices.map((row, index) => (
+              <Group key={row.key} align="flex-end" wrap="nowrap">
+                <TextInput
+                  label={t('console.plans.currency', { n: index + 1 })}
+                  value={row.currency}
+                  onChange={(event) =>
+                    changePrice(row.key, { currency: event.currentTarget.value.toUpperCase() })
+                  }
+                  maxLength={3}
+                  w={110}
+                />
+                <TextInput
+                  label={t('console.plans.amount', { n: index + 1 })}
+                  value={row.amount}
+                  onChange={(event) => changePrice(row.key, { amount: event.currentTarget.value })}
+                  inputMode="decimal"
+                  placeholder="4.99"
+                  style={{ flex: 1 }}
+                />
+                <ActionIcon
+                  variant="default"
+                  size="lg"
+                  aria-label={t('console.plans.removePrice', { n: index + 1 })}
+                  onClick={() => setPrices((rows) => rows.filter((other) => other.key !== row.key))}
+                >
+                  ×
+                </ActionIcon>
+              </Group>
+            ))}
+            <Button
+              variant="default"
+              size="xs"
+              w="fit-content"
+              onClick={() =>
+                setPrices((rows) => [...rows, { key: nextKey++, currency: '', amount: '' }])
+              }
+            >
+              {t('console.plans.addPrice')}
+            </Button>
+          </Stack>
+        </fieldset>
+        <Switch
+          label={t('console.plans.onSale')}
+          checked={active}
+          onChange={(event) => setActive(event.currentTarget.checked)}
+        />
+        {error && (
+          <Alert color="red" role="alert">
+            {error}
+          </Alert>
+        )}
+        <Group justify="flex-end">
+          <Button type="submit" loading={save.isPending}>
+            {t('console.plans.save')}
+          </Button>
+        </Group>
+      </Stack>
+    </form>
+  );
+}
