@@ -434,9 +434,13 @@ describe('the staff console: overview, plans, audit log, settings', () => {
     await signInToConsole(app, other, moderator);
     const tabs = other.getByRole('tablist', { name: 'Staff console' });
     await tabs.getByRole('tab', { name: 'Overview' }).waitFor();
+    // A moderator without node access: every staff page but Nodes and the owner's Audit log.
     expect(await tabs.getByRole('tab').allTextContents()).toEqual([
       'Overview',
       'Plans',
+      'Payments',
+      'Payouts',
+      'Tickets',
       'Settings',
     ]);
     await other.goto(app.url('/staff/audit'));
