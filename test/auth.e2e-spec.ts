@@ -275,12 +275,17 @@ describe('accounts and sessions', () => {
   it('refresh without a cookie, or with an unknown one, is REFRESH_INVALID', async () => {
     const none = await t.http().post('/api/v1/auth/refresh').expect(401);
     expect(none.body.code).toBe('REFRESH_INVALID');
+    // Nothing to clear: a sign-in finishing meanwhile in the same browser keeps its cookies.
+    expect(none.headers['set-cookie']).toBeUndefined();
     const unknown = await t
       .http()
       .post('/api/v1/auth/refresh')
       .set({ Cookie: 'refresh_token=nope', Origin: TRUSTED_ORIGIN })
       .expect(401);
     expect(unknown.body.code).toBe('REFRESH_INVALID');
+    // A refresh cookie that no longer works is cleared with the access cookie.
+    const cleared = parseSetCookies(unknown.headers['set-cookie']);
+    expect([cleared.access_token.value, cleared.refresh_token.value]).toEqual(['', '']);
   });
 
   it('logout revokes the session at once and clears the cookies', async () => {

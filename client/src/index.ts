@@ -256,11 +256,17 @@ export function createClient(options: ClientOptions) {
     return session;
   }
 
-  /** A sign-in's answer; once it succeeded, calls that failed with the old cookies retry. */
-  async function signIn<T>(answer: Promise<T>): Promise<T> {
-    const signedIn = await answer;
-    noteNewCookies();
-    return signedIn;
+  /**
+   * A sign-in, in turn with the refreshes of this browser: a failed refresh's answer clears the
+   * cookies, and must not land after the sign-in's new ones. Once it succeeded, calls that failed
+   * with the old cookies retry.
+   */
+  function signIn<T>(call: () => Promise<T>): Promise<T> {
+    return withRefreshLock(async () => {
+      const signedIn = await call();
+      noteNewCookies();
+      return signedIn;
+    });
   }
 
   /** Whether the current cookies work: a cheap, side-effect-free call. */
@@ -333,15 +339,15 @@ export function createClient(options: ClientOptions) {
     config: () => get<Config>('/config'),
     plans: () => get<Plan[]>('/plans'),
 
-    createSeedAccount: () => signIn(post<SeedAccountResponse>('/auth/seed')),
+    createSeedAccount: () => signIn(() => post<SeedAccountResponse>('/auth/seed')),
     loginWithSeed: (body: SeedLoginRequest) =>
-      signIn(post<SeedLoginResponse>('/auth/seed/login', body)),
+      signIn(() => post<SeedLoginResponse>('/auth/seed/login', body)),
     loginWithTelegram: (body: TelegramLoginRequest) =>
-      signIn(post<SessionResponse>('/auth/telegram', body)),
+      signIn(() => post<SessionResponse>('/auth/telegram', body)),
     adminLogin: (body: AdminLoginRequest) =>
-      signIn(post<SessionResponse>('/auth/admin/login', body)),
+      signIn(() => post<SessionResponse>('/auth/admin/login', body)),
     exchangeBootstrap: (body: ExchangeRequest) =>
-      signIn(post<SessionResponse>('/auth/exchange', body)),
+      signIn(() => post<SessionResponse>('/auth/exchange', body)),
     createLoginCode: () => post<LoginCode>('/auth/bot/login-codes'),
     pollLoginCode: (code: string, body: LoginCodePollRequest) =>
       post<LoginCodePollResponse>(`/auth/bot/login-codes/${id(code)}/poll`, body),

@@ -135,8 +135,10 @@ export class AuthController {
       const session = await this.auth.refresh(typeof token === 'string' ? token : undefined);
       return await this.signedIn(cookies, session);
     } catch (error) {
-      // A refresh that failed leaves nothing usable behind in the browser.
-      this.sessions.clearCookies(cookies);
+      // A refresh that failed leaves nothing usable behind in the browser. One that came without
+      // a refresh cookie touches no cookie: it has nothing to clear, and its answer may arrive
+      // after a sign-in of the same browser has set new ones.
+      if (typeof token === 'string') this.sessions.clearCookies(cookies);
       throw error;
     }
   }

@@ -277,7 +277,7 @@ describe('the session rule: on a 401 refresh silently and retry once', () => {
     expect(network.count('POST', '/auth/refresh')).toBe(1);
   });
 
-  it('a sign-in that finishes while the refresh fails keeps the app where it is', async () => {
+  it('a sign-in waits for a refresh in flight, so that refresh cannot clear its new cookies', async () => {
     const gate = deferred();
     let signedIn = false;
     const network = fakeNetwork(async (call) => {
@@ -286,22 +286,30 @@ describe('the session rule: on a 401 refresh silently and retry once', () => {
         return json(200, { user: ME });
       }
       if (call.path === '/auth/refresh') {
+        // The server's answer to a refresh that fails clears the browser's cookies.
         await gate.promise;
         return refreshInvalid();
       }
       return signedIn ? json(200, ME) : unauthenticated();
     });
-    const { client, navigate } = makeClient(network.fetch, '/telegram-login');
+    const { client } = makeClient(network.fetch, '/telegram-login');
 
     // The account read sent on opening the page, before the sign-in, fails; its refresh is out.
-    const read = client.me();
+    const read = client.me().catch((error: unknown) => error);
     await until(() => network.count('POST', '/auth/refresh') === 1);
-    await client.loginWithTelegram({ id: 1, auth_date: 1, hash: 'h' } as never);
+    const signIn = client.loginWithTelegram({ id: 1, auth_date: 1, hash: 'h' } as never);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(network.count('POST', '/auth/telegram')).toBe(0);
     gate.resolve();
 
-    await expect(read).resolves.toEqual(ME);
-    expect(navigate).not.toHaveBeenCalled();
-    expect(network.count('GET', '/users/me')).toBe(2);
+    await expect(signIn).resolves.toEqual({ user: ME });
+    expect(await read).toMatchObject({ status: 401 });
+    expect(network.calls.map((call) => `${call.method} ${call.path}`)).toEqual([
+      'GET /users/me',
+      'POST /auth/refresh',
+      'POST /auth/telegram',
+    ]);
+    await expect(client.me()).resolves.toEqual(ME);
   });
 });
 
