@@ -1,0 +1,160 @@
+/**
+ * The console's Users page: a search over every account (username, Telegram username, Telegram id
+ * or account id), the matching accounts page by page, a form creating staff accounts, and each
+ * account's own page under /staff/users/<id>.
+ */
+import {
+  Anchor,
+  Button,
+  Card,
+  Group,
+  NativeSelect,
+  Stack,
+  Table,
+  Text,
+  TextInput,
+  Title,
+} from '@mantine/core';
+import { type FormEvent, useState } from 'react';
+import { Link, Route, Routes, useSearchParams } from 'react-router';
+import { useI18n } from '../../i18n/i18n';
+import { Failed, Loading } from '../../layout/Loading';
+import { useCursorList } from '../api';
+import { BlockedBadge, type StaffUser, USERS_KEY, useAccountName } from './accounts';
+import { CreateStaff } from './CreateStaff';
+import { UserPage } from './UserPage';
+
+const ROLE_FILTERS = ['', 'none', 'owner', 'moderator', 'partner', 'support'] as const;
+type RoleFilter = (typeof ROLE_FILTERS)[number];
+
+export function UsersPage() {
+  return (
+    <Routes>
+      <Route index element={<UsersList />} />
+      <Route path=":id" element={<UserPage />} />
+    </Routes>
+  );
+}
+
+function UsersList() {
+  const { t } = useI18n();
+  // The search lives in the address: going back from an account returns to the same results.
+  const [params, setParams] = useSearchParams();
+  const search = { q: params.get('q') ?? undefined, role: params.get('role') ?? undefined };
+  const [text, setText] = useState(search.q ?? '');
+  const [role, setRole] = useState<RoleFilter>(
+    ROLE_FILTERS.find((value) => value === search.role) ?? '',
+  );
+
+  function submit(event: FormEvent) {
+    event.preventDefault();
+    const next: Record<string, string> = {};
+    if (text.trim() !== '') next.q = text.trim();
+    if (role !== '') next.role = role;
+    setParams(next);
+  }
+
+  return (
+    <Stack>
+      <Title order={2}>{t('console.users.title')}</Title>
+      <Card withBorder component="form" role="search" onSubmit={submit}>
+        <Group align="flex-end">
+          <TextInput
+            label={t('console.users.search')}
+            description={t('console.users.searchHint')}
+            value={text}
+            onChange={(e) => setText(e.currentTarget.value)}
+            maxLength={100}
+            style={{ flex: 1, minWidth: 240 }}
+          />
+          <NativeSelect
+            label={t('console.users.roleFilter')}
+            value={role}
+            onChange={(e) => setRole(e.currentTarget.value as RoleFilter)}
+            data={ROLE_FILTERS.map((value) => ({
+              value,
+              label: t(`console.users.filter.${value === '' ? 'all' : value}`),
+            }))}
+          />
+          <Button type="submit">{t('console.users.find')}</Button>
+        </Group>
+      </Card>
+      <UserResults search={search} />
+      <CreateStaff />
+    </Stack>
+  );
+}
+
+function UserResults({ search }: { search: { q?: string; role?: string } }) {
+  const { t, date, bytes } = useI18n();
+  const accountName = useAccountName();
+  const users = useCursorList<StaffUser>([...USERS_KEY, 'list'], '/admin/users', search);
+  const items = users.data?.pages.flatMap((page) => page.items) ?? [];
+
+  return (
+    <Card withBorder component="section" role="region" aria-labelledby="users-found">
+      <Title order={3} id="users-found" mb="xs">
+        {t('console.users.found')}
+      </Title>
+      {users.isPending && <Loading />}
+      {users.isError && <Failed error={users.error} retry={() => void users.refetch()} />}
+      {users.isSuccess && items.length === 0 && <Text>{t('console.users.noneFound')}</Text>}
+      {items.length > 0 && (
+        <Table.ScrollContainer minWidth={640}>
+          <Table>
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th>{t('console.users.account')}</Table.Th>
+                <Table.Th>{t('console.users.role')}</Table.Th>
+                <Table.Th>{t('console.users.subscription')}</Table.Th>
+                <Table.Th>{t('console.users.traffic')}</Table.Th>
+                <Table.Th>{t('console.users.state')}</Table.Th>
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {items.map((user) => (
+                <Table.Tr key={user.id}>
+                  <Table.Td>
+                    <Anchor component={Link} to={`/staff/users/${user.id}`}>
+                      {accountName(user)}
+                    </Anchor>
+                  </Table.Td>
+                  <Table.Td>{t(`console.users.role.${user.role ?? 'none'}`)}</Table.Td>
+                  <Table.Td>
+                    {user.subscription
+                      ? t(
+                          user.subscription.active
+                            ? 'console.users.runsUntil'
+                            : 'console.users.endedOn',
+                          { date: date(user.subscription.expires_at) },
+                        )
+                      : t('console.users.noSubscription')}
+                  </Table.Td>
+                  <Table.Td>
+                    {t('console.users.usedOf', {
+                      used: bytes(user.traffic.used_bytes),
+                      limit: bytes(user.traffic.limit_bytes),
+                    })}
+                  </Table.Td>
+                  <Table.Td>
+                    <BlockedBadge user={user} />
+                  </Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        </Table.ScrollContainer>
+      )}
+      {users.hasNextPage && (
+        <Button
+          variant="default"
+          mt="sm"
+          loading={users.isFetchingNextPage}
+          onClick={() => void users.fetchNextPage()}
+        >
+          {t('console.users.more')}
+        </Button>
+      )}
+    </Card>
+  );
+}
