@@ -332,7 +332,7 @@ function MoveSubscription({ user, change }: { user: StaffUser; change: Change })
 
   return (
     <form onSubmit={(e) => void submit(e)} aria-labelledby="move-subscription">
-      <Stack gap="xs">
+      <Stack gap="xs" maw={640}>
         <Title order={4} id="move-subscription">
           {t('console.users.moveTitle')}
         </Title>
