@@ -9,7 +9,7 @@ import { createHash, createHmac } from 'node:crypto';
 import type { Client } from 'pg';
 import type { Page } from 'playwright-core';
 import type { TestApp } from '../harness/app';
-import { newUser, type TestUser } from '../harness/factories';
+import { newUser, savePlan, type TestUser } from '../harness/factories';
 import {
   BOT_TOKEN,
   type BrowserApp,
@@ -20,6 +20,7 @@ import {
 } from './browser-app';
 
 const DAY_MS = 86_400_000;
+const GIB = 1024 ** 3;
 
 interface AuditEntry {
   actor_id: string | null;
@@ -88,8 +89,11 @@ describe('the console’s Users page in Chromium', () => {
       subscription_expires_at: Date | null;
       blocked_at: Date | null;
       can_manage_nodes: boolean;
+      traffic_used_bytes: string;
+      traffic_limit_bytes: string | null;
     }>(
-      `SELECT role, plan_name, subscription_expires_at, blocked_at, can_manage_nodes
+      `SELECT role, plan_name, subscription_expires_at, blocked_at, can_manage_nodes,
+              traffic_used_bytes, traffic_limit_bytes
          FROM users WHERE id = $1`,
       [id],
     );
@@ -109,9 +113,23 @@ describe('the console’s Users page in Chromium', () => {
       .map((line) => line.split(';')[0])
       .join('; ');
     await db.query(
-      `UPDATE users SET plan_name = 'monthly', subscription_expires_at = $2 WHERE id = $1`,
-      [subscriberId, new Date(Date.now() + 10 * DAY_MS)],
+      `UPDATE users SET plan_name = 'monthly', subscription_expires_at = $2,
+                        traffic_used_bytes = $3
+        WHERE id = $1`,
+      [subscriberId, new Date(Date.now() + 10 * DAY_MS), 5 * GIB],
     );
+    // And an invoice of its own, waiting for payment.
+    await savePlan(side, owner, { prices: { USD: '499' } }, 'monthly');
+    const invoice = await fetch(app.url('/api/v1/invoices'), {
+      method: 'POST',
+      headers: {
+        'Content-Type': 'application/json',
+        Cookie: subscriberCookie,
+        Origin: new URL(app.url('/')).origin,
+      },
+      body: JSON.stringify({ plan_name: 'monthly', currency: 'USD', provider: 'ton' }),
+    });
+    expect(invoice.status).toBe(201);
   }, 180_000);
 
   afterAll(async () => {
@@ -229,7 +247,42 @@ describe('the console’s Users page in Chromium', () => {
         reason: 'Compensation for the outage',
       },
     });
+    const invoices = page.getByRole('region', { name: 'Invoices' });
+    await invoices.getByText('Pending').waitFor();
+    expect(await invoices.textContent()).toContain('monthly');
     await app.shot(page, 'user-extended');
+  });
+
+  it('resets the traffic after naming the user, and sets and clears a limit of its own', async () => {
+    const page = ownerPage;
+    const subscription = page.getByRole('region', { name: 'Subscription' });
+    const actions = page.getByRole('region', { name: 'Actions' });
+    await subscription.getByText('5 GB of 100 GB').waitFor();
+
+    await actions.getByRole('button', { name: 'Reset traffic' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Reset traffic' });
+    await dialog
+      .getByText(`Set the traffic Telegram ${tgId} has used in this period back to 0?`)
+      .waitFor();
+    await dialog.getByRole('textbox', { name: 'Reason' }).fill('Counted twice by a node');
+    await dialog.getByRole('button', { name: 'Confirm' }).click();
+    await dialog.waitFor({ state: 'hidden' });
+    await subscription.getByText('0 B of 100 GB').waitFor();
+    expect((await userRow(subscriberId)).traffic_used_bytes).toBe('0');
+    const [reset] = (await auditOf(subscriberId)).filter((e) => e.action === 'user.traffic_reset');
+    expect(reset).toMatchObject({
+      actor_id: owner.user.id,
+      after: { reason: 'Counted twice by a node' },
+    });
+
+    const limit = actions.getByRole('form', { name: 'Traffic limit' });
+    await limit.getByRole('textbox', { name: 'Limit, GB' }).fill('50');
+    await limit.getByRole('button', { name: 'Set the limit' }).click();
+    await subscription.getByText('0 B of 50 GB').waitFor();
+    expect((await userRow(subscriberId)).traffic_limit_bytes).toBe(String(50 * GIB));
+    await limit.getByRole('button', { name: 'Use the default limit' }).click();
+    await subscription.getByText('0 B of 100 GB').waitFor();
+    expect((await userRow(subscriberId)).traffic_limit_bytes).toBeNull();
   });
 
   it('blocks the subscriber after naming them; their session ends and signing in answers 403 ACCOUNT_BLOCKED', async () => {
@@ -314,6 +367,24 @@ describe('the console’s Users page in Chromium', () => {
     await expect(
       form.getByLabel('Kind of account').locator('option').allTextContents(),
     ).resolves.toEqual(['Partner']);
+    // Partners are any staff member's to create; the page shows the code the service made up.
+    const partnerName = `partner_${process.pid}`;
+    await form.getByRole('textbox', { name: 'Username' }).fill(partnerName);
+    await form.getByRole('textbox', { name: 'Password' }).fill('a-partner-password-1234');
+    await form.getByRole('textbox', { name: 'Commission, %' }).fill('12.5');
+    await form.getByRole('button', { name: 'Create' }).click();
+    const created = form.getByRole('region', { name: 'Account created' });
+    await created.getByText('Role: Partner').waitFor();
+    const [partner] = (
+      await db.query<{ partner_code: string; commission_percent: string }>(
+        `SELECT partner_code, commission_percent::text FROM users
+          WHERE username = $1 AND role = 'partner'`,
+        [partnerName],
+      )
+    ).rows;
+    expect(partner.commission_percent).toBe('12.50');
+    expect(await created.textContent()).toContain(`Partner code: ${partner.partner_code}`);
+    expect(await created.textContent()).toContain('Commission: 12.5%');
     await expectAccessible(mod, 'users, as a moderator sees them');
     await app.shot(mod, 'users-moderator-view');
   });
