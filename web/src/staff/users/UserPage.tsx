@@ -13,7 +13,6 @@ import {
   SimpleGrid,
   Stack,
   Switch,
-  Table,
   Text,
   Textarea,
   TextInput,
@@ -25,6 +24,7 @@ import { type FormEvent, type ReactNode, useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { useMe } from '../../api/hooks';
 import { useI18n } from '../../i18n/i18n';
+import { DataTable } from '../../layout/DataTable';
 import { Failed, Loading } from '../../layout/Loading';
 import { useNotify } from '../../layout/notify';
 import { access } from '../access';
@@ -67,7 +67,10 @@ export function UserPage() {
   );
 }
 
-/** A titled section the tests and screen readers find by its name. */
+/**
+ * A titled section the tests and screen readers find by its name. Not layout/DataTable's
+ * `Section`: that one is an h2, and here the sections sit under the account's own h2.
+ */
 function Section({ id, title, children }: { id: string; title: string; children: ReactNode }) {
   return (
     <Card withBorder component="section" role="region" aria-labelledby={id}>
@@ -166,32 +169,25 @@ function Invoices({ userId }: { userId: string }) {
     <Section id="user-invoices" title={t('console.users.invoices')}>
       {invoices.isPending && <Loading />}
       {invoices.isError && <Failed error={invoices.error} retry={() => void invoices.refetch()} />}
-      {invoices.isSuccess && items.length === 0 && <Text size="sm">{t('common.none')}</Text>}
-      {items.length > 0 && (
-        <Table.ScrollContainer minWidth={520}>
-          <Table>
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>{t('console.users.invoiceDate')}</Table.Th>
-                <Table.Th>{t('console.users.plan')}</Table.Th>
-                <Table.Th>{t('console.users.amount')}</Table.Th>
-                <Table.Th>{t('console.users.invoiceStatus')}</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {items.map((invoice) => (
-                <Table.Tr key={invoice.id}>
-                  <Table.Td>{date(invoice.created_at)}</Table.Td>
-                  <Table.Td>{invoice.plan_name}</Table.Td>
-                  <Table.Td>
-                    {money(invoice.amount, invoice.provider === 'ton' ? 'TON' : invoice.currency)}
-                  </Table.Td>
-                  <Table.Td>{t(`status.${invoice.status}`)}</Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        </Table.ScrollContainer>
+      {invoices.isSuccess && (
+        <DataTable
+          minWidth={520}
+          rows={items}
+          rowKey={(invoice) => invoice.id}
+          columns={[
+            { header: t('console.users.invoiceDate'), cell: (invoice) => date(invoice.created_at) },
+            { header: t('console.users.plan'), cell: (invoice) => invoice.plan_name },
+            {
+              header: t('console.users.amount'),
+              cell: (invoice) =>
+                money(invoice.amount, invoice.provider === 'ton' ? 'TON' : invoice.currency),
+            },
+            {
+              header: t('console.users.invoiceStatus'),
+              cell: (invoice) => t(`status.${invoice.status}`),
+            },
+          ]}
+        />
       )}
       {invoices.hasNextPage && (
         <Button

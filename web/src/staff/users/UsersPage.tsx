@@ -10,7 +10,6 @@ import {
   Group,
   NativeSelect,
   Stack,
-  Table,
   Text,
   TextInput,
   Title,
@@ -18,6 +17,7 @@ import {
 import { type FormEvent, useState } from 'react';
 import { Link, Route, Routes, useSearchParams } from 'react-router';
 import { useI18n } from '../../i18n/i18n';
+import { DataTable } from '../../layout/DataTable';
 import { Failed, Loading } from '../../layout/Loading';
 import { useCursorList } from '../api';
 import { BlockedBadge, type StaffUser, USERS_KEY, useAccountName } from './accounts';
@@ -100,50 +100,46 @@ function UserResults({ search }: { search: { q?: string; role?: string } }) {
       {users.isError && <Failed error={users.error} retry={() => void users.refetch()} />}
       {users.isSuccess && items.length === 0 && <Text>{t('console.users.noneFound')}</Text>}
       {items.length > 0 && (
-        <Table.ScrollContainer minWidth={640}>
-          <Table>
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>{t('console.users.account')}</Table.Th>
-                <Table.Th>{t('console.users.role')}</Table.Th>
-                <Table.Th>{t('console.users.subscription')}</Table.Th>
-                <Table.Th>{t('console.users.traffic')}</Table.Th>
-                <Table.Th>{t('console.users.state')}</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {items.map((user) => (
-                <Table.Tr key={user.id}>
-                  <Table.Td>
-                    <Anchor component={Link} to={`/staff/users/${user.id}`}>
-                      {accountName(user)}
-                    </Anchor>
-                  </Table.Td>
-                  <Table.Td>{t(`console.users.role.${user.role ?? 'none'}`)}</Table.Td>
-                  <Table.Td>
-                    {user.subscription
-                      ? t(
-                          user.subscription.active
-                            ? 'console.users.runsUntil'
-                            : 'console.users.endedOn',
-                          { date: date(user.subscription.expires_at) },
-                        )
-                      : t('console.users.noSubscription')}
-                  </Table.Td>
-                  <Table.Td>
-                    {t('console.users.usedOf', {
-                      used: bytes(user.traffic.used_bytes),
-                      limit: bytes(user.traffic.limit_bytes),
-                    })}
-                  </Table.Td>
-                  <Table.Td>
-                    <BlockedBadge user={user} />
-                  </Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        </Table.ScrollContainer>
+        <DataTable
+          minWidth={640}
+          rows={items}
+          rowKey={(user) => user.id}
+          columns={[
+            {
+              header: t('console.users.account'),
+              cell: (user) => (
+                <Anchor component={Link} to={`/staff/users/${user.id}`}>
+                  {accountName(user)}
+                </Anchor>
+              ),
+            },
+            {
+              header: t('console.users.role'),
+              cell: (user) => t(`console.users.role.${user.role ?? 'none'}`),
+            },
+            {
+              header: t('console.users.subscription'),
+              cell: (user) =>
+                user.subscription
+                  ? t(
+                      user.subscription.active
+                        ? 'console.users.runsUntil'
+                        : 'console.users.endedOn',
+                      { date: date(user.subscription.expires_at) },
+                    )
+                  : t('console.users.noSubscription'),
+            },
+            {
+              header: t('console.users.traffic'),
+              cell: (user) =>
+                t('console.users.usedOf', {
+                  used: bytes(user.traffic.used_bytes),
+                  limit: bytes(user.traffic.limit_bytes),
+                }),
+            },
+            { header: t('console.users.state'), cell: (user) => <BlockedBadge user={user} /> },
+          ]}
+        />
       )}
       {users.hasNextPage && (
         <Button
