@@ -74,12 +74,14 @@ describe('the console’s Users page in Chromium', () => {
     });
 
   async function auditOf(targetId: string): Promise<AuditEntry[]> {
-    const response = await fetch(app.url('/api/v1/admin/audit?limit=100'), {
+    const query = new URLSearchParams({ target_id: targetId, limit: '100' });
+    const response = await fetch(app.url(`/api/v1/admin/audit?${query.toString()}`), {
       headers: owner.bearer,
     });
     expect(response.status).toBe(200);
     const page = (await response.json()) as { items: AuditEntry[] };
-    return page.items.filter((entry) => entry.target_id === targetId);
+    expect(page.items.every((entry) => entry.target_id === targetId)).toBe(true);
+    return page.items;
   }
 
   async function userRow(id: string) {
@@ -144,6 +146,7 @@ describe('the console’s Users page in Chromium', () => {
     ownerPage = await app.newPage();
     const page = ownerPage;
     await signInToConsole(app, page, owner);
+    await page.getByRole('tab', { name: 'Users' }).click();
     await page.getByRole('heading', { name: 'Users', exact: true }).waitFor();
     expect(pathname(page)).toBe('/staff/users');
 
