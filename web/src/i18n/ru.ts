@@ -530,16 +530,13 @@ export const ru: Record<MessageKey, string> = {
   'console.users.reason': 'Причина',
   'console.users.reasonHint': 'Сохраняется в журнале действий',
   'console.users.moveSubmit': 'Изменить окончание',
-  'console.users.moved': 'Подписка изменена.',
   'console.users.limitTitle': 'Лимит трафика',
   'console.users.limitGb': 'Лимит, ГБ',
   'console.users.limitSave': 'Установить лимит',
   'console.users.limitDefault': 'Лимит по умолчанию',
-  'console.users.limitSaved': 'Лимит трафика сохранён.',
   'console.users.resetTraffic': 'Сбросить трафик',
   'console.users.resetQuestion':
     'Обнулить трафик, израсходованный аккаунтом {name} в этом периоде?',
-  'console.users.resetDone': 'Трафик аккаунта {name} сброшен.',
   'console.users.block': 'Заблокировать',
   'console.users.blockQuestion':
     'Заблокировать {name}? Все сеансы сразу завершатся, войти будет нельзя, VPN перестанет работать.',

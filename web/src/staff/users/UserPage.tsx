@@ -220,7 +220,6 @@ function UserActions({ user }: { user: StaffUser }) {
   const isStaffAccount = user.role !== null;
   const name = useAccountName()(user);
   const change = useUserChange(user);
-  const notify = useNotify();
   const [resetReason, setResetReason] = useState('');
   const [blockReason, setBlockReason] = useState('');
   const post = (path: string, body?: unknown) =>
@@ -241,7 +240,6 @@ function UserActions({ user }: { user: StaffUser }) {
             action={async () => {
               await change(() => post('traffic/reset', { reason: resetReason }));
               setResetReason('');
-              notify(t('console.users.resetDone', { name }), 'green');
             }}
           >
             <ReasonField value={resetReason} onChange={setResetReason} />
@@ -295,7 +293,6 @@ function ReasonField({ value, onChange }: { value: string; onChange: (v: string)
 /** Adds days to the subscription (or takes them away), with the reason kept in the audit log. */
 function MoveSubscription({ user, change }: { user: StaffUser; change: Change }) {
   const { t, errorText } = useI18n();
-  const notify = useNotify();
   const [days, setDays] = useState<string | number>(30);
   const [planName, setPlanName] = useState('');
   const [reason, setReason] = useState('');
@@ -318,7 +315,6 @@ function MoveSubscription({ user, change }: { user: StaffUser; change: Change })
         }),
       );
       setReason('');
-      notify(t('console.users.moved'), 'green');
     } catch (failure) {
       setError(errorText(failure));
     } finally {
@@ -370,7 +366,6 @@ function MoveSubscription({ user, change }: { user: StaffUser; change: Change })
 /** The account's own traffic limit in GB, or back to the default one. */
 function TrafficLimit({ user, change }: { user: StaffUser; change: Change }) {
   const { t, errorText } = useI18n();
-  const notify = useNotify();
   const [gigabytes, setGigabytes] = useState<string | number>('');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
@@ -385,7 +380,6 @@ function TrafficLimit({ user, change }: { user: StaffUser; change: Change }) {
         }),
       );
       setGigabytes('');
-      notify(t('console.users.limitSaved'), 'green');
     } catch (failure) {
       setError(errorText(failure));
     } finally {
