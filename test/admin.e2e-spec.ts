@@ -403,6 +403,19 @@ describe('staff administration and the audit log', () => {
     const percentIsLiteral = await list({ q: 'zeta%' }).expect(200);
     expect(percentIsLiteral.body.items).toEqual([]);
 
+    // A subscriber has no username of ours, only the Telegram one: found by its prefix, '@' or not.
+    const tgName = `Zeta_Tg${tg.user.id.slice(0, 8)}`;
+    await t.dataSource.query('UPDATE users SET tg_username = $1 WHERE id = $2', [
+      tgName,
+      tg.user.id,
+    ]);
+    for (const q of [tgName.toLowerCase(), `@${tgName.slice(0, 9).toUpperCase()}`]) {
+      const byTgName = await list({ q }).expect(200);
+      expect({ q, ids: byTgName.body.items.map((u: { id: string }) => u.id) }).toEqual({
+        q,
+        ids: [tg.user.id],
+      });
+    }
     const byTg = await list({ q: String(tg.user.tgId) }).expect(200);
     expect(byTg.body.items.map((u: { id: string }) => u.id)).toEqual([tg.user.id]);
     expect(byTg.body.items[0].tg_id).toBe(Number(tg.user.tgId));

@@ -2629,7 +2629,7 @@ export interface operations {
                 limit?: number;
                 /** @description a previous page's next_cursor (opaque) */
                 cursor?: string;
-                /** @description username prefix (any case); also an exact tg_id when digits, an exact id when a UUID */
+                /** @description prefix (any case, a leading @ ignored) of the username or the Telegram username; also an exact tg_id when digits, an exact id when a UUID */
                 q?: string;
                 /** @description `none`: ordinary accounts */
                 role?: "owner" | "moderator" | "partner" | "support" | "none";

@@ -61,8 +61,10 @@ export class AdminRepository {
 
     const q = filter.q ?? '';
     if (q !== '') {
-      const matches = ['lower(u.username) LIKE :prefix'];
-      const params: Record<string, string> = { prefix: `${escapeLike(q.toLowerCase())}%` };
+      // Staff have usernames; subscribers only their Telegram one, often written with its '@'.
+      const name = q.replace(/^@/, '').toLowerCase();
+      const matches = ['lower(u.username) LIKE :prefix', 'lower(u.tg_username) LIKE :prefix'];
+      const params: Record<string, string> = { prefix: `${escapeLike(name)}%` };
       if (/^\d{1,19}$/.test(q) && BigInt(q) <= MAX_BIGINT) {
         matches.push('u.tgId = :tgId');
         params.tgId = BigInt(q).toString();

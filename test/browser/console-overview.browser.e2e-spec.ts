@@ -437,6 +437,7 @@ describe('the staff console: overview, plans, audit log, settings', () => {
     // A moderator without node access: every staff page but Nodes and the owner's Audit log.
     expect(await tabs.getByRole('tab').allTextContents()).toEqual([
       'Overview',
+      'Users',
       'Plans',
       'Payments',
       'Payouts',

@@ -98,7 +98,7 @@ export class DefaultTrafficLimitResponse {
 export class AdminUsersQuery extends PageQuery {
   @ApiPropertyOptional({
     description:
-      'username prefix (any case); also an exact tg_id when digits, an exact id when a UUID',
+      'prefix (any case, a leading @ ignored) of the username or the Telegram username; also an exact tg_id when digits, an exact id when a UUID',
   })
   @IsOptional()
   @IsString()

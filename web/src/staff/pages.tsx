@@ -10,6 +10,7 @@ import { PayoutsPage } from './payouts/PayoutsPage';
 import { StaffPlansPage } from './plans/StaffPlansPage';
 import { SettingsPage } from './settings/SettingsPage';
 import { TicketsPage } from './tickets/TicketsPage';
+import { UsersPage } from './users/UsersPage';
 
 /** One page of the console: its address under /staff, its tab, who sees it, what it shows. */
 export interface ConsolePage {
@@ -32,6 +33,7 @@ export const CONSOLE_PAGES: ConsolePage[] = [
     allowed: access.staff,
     element: <OverviewPage />,
   },
+  { path: 'users', label: 'console.users.tab', allowed: access.staff, element: <UsersPage /> },
   { path: 'plans', label: 'console.plans.tab', allowed: access.staff, element: <StaffPlansPage /> },
   {
     path: 'payments',

@@ -1,0 +1,496 @@
+/**
+ * One account in the console (/staff/users/<id>): its subscription, traffic, blocked state, partner
+ * terms and invoices, and what staff may do to it. Every action goes through the service's own
+ * route (audited there); the owner-only ones are shown to the owner only.
+ */
+import {
+  Anchor,
+  Button,
+  Card,
+  Group,
+  NumberInput,
+  PasswordInput,
+  SimpleGrid,
+  Stack,
+  Switch,
+  Text,
+  Textarea,
+  TextInput,
+  Title,
+  Alert,
+} from '@mantine/core';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { type FormEvent, type ReactNode, useState } from 'react';
+import { Link, useParams } from 'react-router';
+import { useMe } from '../../api/hooks';
+import { useI18n } from '../../i18n/i18n';
+import { DataTable } from '../../layout/DataTable';
+import { Failed, Loading } from '../../layout/Loading';
+import { useNotify } from '../../layout/notify';
+import { access } from '../access';
+import { type Schemas, staffCall, useCursorList } from '../api';
+import { ConfirmAction } from '../ConfirmAction';
+import { BlockedBadge, type StaffUser, USERS_KEY, useAccountName } from './accounts';
+
+const GIB = 1024 ** 3;
+
+export function UserPage() {
+  const { t } = useI18n();
+  const { id = '' } = useParams();
+  const accountName = useAccountName();
+  const user = useQuery({
+    queryKey: [...USERS_KEY, 'one', id],
+    queryFn: () => staffCall<StaffUser>('GET', `/admin/users/${encodeURIComponent(id)}`),
+  });
+
+  return (
+    <Stack>
+      <Anchor component={Link} to="/staff/users" size="sm">
+        {t('console.users.back')}
+      </Anchor>
+      {user.isPending && <Loading />}
+      {user.isError && <Failed error={user.error} retry={() => void user.refetch()} />}
+      {user.data && (
+        <>
+          <Title order={2}>
+            {t('console.users.accountTitle', { name: accountName(user.data) })}
+          </Title>
+          <SimpleGrid cols={{ base: 1, md: 2 }}>
+            <AccountFacts user={user.data} />
+            <SubscriptionFacts user={user.data} />
+          </SimpleGrid>
+          <UserActions user={user.data} />
+          <Invoices userId={user.data.id} />
+        </>
+      )}
+    </Stack>
+  );
+}
+
+/**
+ * A titled section the tests and screen readers find by its name. Not layout/DataTable's
+ * `Section`: that one is an h2, and here the sections sit under the account's own h2.
+ */
+function Section({ id, title, children }: { id: string; title: string; children: ReactNode }) {
+  return (
+    <Card withBorder component="section" role="region" aria-labelledby={id}>
+      <Title order={3} id={id} mb="xs">
+        {title}
+      </Title>
+      {children}
+    </Card>
+  );
+}
+
+function Fact({ label, children }: { label: string; children: ReactNode }) {
+  return (
+    <Group gap="xs" wrap="nowrap" align="baseline">
+      <Text size="sm" fw={600} style={{ flexShrink: 0 }}>
+        {label}
+      </Text>
+      <Text size="sm" style={{ overflowWrap: 'anywhere' }}>
+        {children}
+      </Text>
+    </Group>
+  );
+}
+
+function AccountFacts({ user }: { user: StaffUser }) {
+  const { t, date } = useI18n();
+  return (
+    <Section id="user-account" title={t('console.users.accountSection')}>
+      <Stack gap={4}>
+        <Fact label={t('console.users.id')}>{user.id}</Fact>
+        <Fact label={t('console.users.role')}>
+          {t(`console.users.role.${user.role ?? 'none'}`)}
+        </Fact>
+        {user.username && <Fact label={t('console.users.username')}>{user.username}</Fact>}
+        {user.tg_id !== null && <Fact label={t('console.users.tgId')}>{user.tg_id}</Fact>}
+        <Fact label={t('console.users.createdAt')}>{date(user.created_at)}</Fact>
+        <Fact label={t('console.users.state')}>
+          <BlockedBadge user={user} />
+        </Fact>
+        {user.role === 'partner' && (
+          <>
+            <Fact label={t('console.users.partnerCode')}>{user.partner_code ?? '-'}</Fact>
+            <Fact label={t('console.users.commission')}>
+              {user.commission_percent === null ? '-' : `${user.commission_percent}%`}
+            </Fact>
+          </>
+        )}
+        {user.role === 'moderator' && (
+          <Fact label={t('console.users.nodeAccess')}>
+            {t(user.can_manage_nodes ? 'console.users.yes' : 'console.users.no')}
+          </Fact>
+        )}
+      </Stack>
+    </Section>
+  );
+}
+
+function SubscriptionFacts({ user }: { user: StaffUser }) {
+  const { t, date, bytes } = useI18n();
+  const subscription = user.subscription;
+  return (
+    <Section id="user-subscription" title={t('console.users.subscription')}>
+      <Stack gap={4}>
+        {subscription ? (
+          <>
+            <Fact label={t('console.users.plan')}>{subscription.plan_name}</Fact>
+            <Fact label={t('console.users.ends')}>
+              {t(subscription.active ? 'console.users.runsUntil' : 'console.users.endedOn', {
+                date: date(subscription.expires_at),
+              })}
+            </Fact>
+          </>
+        ) : (
+          <Text size="sm">{t('console.users.noSubscription')}</Text>
+        )}
+        <Fact label={t('console.users.traffic')}>
+          {t('console.users.usedOf', {
+            used: bytes(user.traffic.used_bytes),
+            limit: bytes(user.traffic.limit_bytes),
+          })}
+        </Fact>
+      </Stack>
+    </Section>
+  );
+}
+
+function Invoices({ userId }: { userId: string }) {
+  const { t, date, money } = useI18n();
+  const invoices = useCursorList<Schemas['InvoiceResponse']>(
+    [...USERS_KEY, 'invoices', userId],
+    '/admin/invoices',
+    { user_id: userId },
+  );
+  const items = invoices.data?.pages.flatMap((page) => page.items) ?? [];
+  return (
+    <Section id="user-invoices" title={t('console.users.invoices')}>
+      {invoices.isPending && <Loading />}
+      {invoices.isError && <Failed error={invoices.error} retry={() => void invoices.refetch()} />}
+      {invoices.isSuccess && (
+        <DataTable
+          minWidth={520}
+          rows={items}
+          rowKey={(invoice) => invoice.id}
+          columns={[
+            { header: t('console.users.invoiceDate'), cell: (invoice) => date(invoice.created_at) },
+            { header: t('console.users.plan'), cell: (invoice) => invoice.plan_name },
+            {
+              header: t('console.users.amount'),
+              cell: (invoice) =>
+                money(invoice.amount, invoice.provider === 'ton' ? 'TON' : invoice.currency),
+            },
+            {
+              header: t('console.users.invoiceStatus'),
+              cell: (invoice) => t(`status.${invoice.status}`),
+            },
+          ]}
+        />
+      )}
+      {invoices.hasNextPage && (
+        <Button
+          variant="default"
+          mt="sm"
+          loading={invoices.isFetchingNextPage}
+          onClick={() => void invoices.fetchNextPage()}
+        >
+          {t('console.users.more')}
+        </Button>
+      )}
+    </Section>
+  );
+}
+
+/** A call that answers the account as it now stands: the page shows that at once. */
+function useUserChange(user: StaffUser) {
+  const queryClient = useQueryClient();
+  return async (call: () => Promise<StaffUser | void>) => {
+    const changed = await call();
+    if (changed) queryClient.setQueryData([...USERS_KEY, 'one', user.id], changed);
+    await queryClient.invalidateQueries({ queryKey: USERS_KEY });
+  };
+}
+
+function UserActions({ user }: { user: StaffUser }) {
+  const { t } = useI18n();
+  const me = useMe().data;
+  const isOwner = me ? access.owner(me) : false;
+  const isStaffAccount = user.role !== null;
+  const name = useAccountName()(user);
+  const change = useUserChange(user);
+  const [resetReason, setResetReason] = useState('');
+  const [blockReason, setBlockReason] = useState('');
+  const post = (path: string, body?: unknown) =>
+    staffCall<StaffUser>('POST', `/admin/users/${user.id}/${path}`, { body });
+
+  // Staff accounts are the owner's to block; the owner's own account is nobody's.
+  const mayBlock = (!isStaffAccount || isOwner) && user.role !== 'owner';
+
+  return (
+    <Section id="user-actions" title={t('console.users.actions')}>
+      <Stack>
+        <MoveSubscription user={user} change={change} />
+        <TrafficLimit user={user} change={change} />
+        <Group>
+          <ConfirmAction
+            label={t('console.users.resetTraffic')}
+            question={t('console.users.resetQuestion', { name })}
+            action={async () => {
+              await change(() => post('traffic/reset', { reason: resetReason }));
+              setResetReason('');
+            }}
+          >
+            <ReasonField value={resetReason} onChange={setResetReason} />
+          </ConfirmAction>
+          {mayBlock && !user.blocked_at && (
+            <ConfirmAction
+              label={t('console.users.block')}
+              question={t('console.users.blockQuestion', { name })}
+              action={async () => {
+                await change(() => post('block', { reason: blockReason }));
+                setBlockReason('');
+              }}
+            >
+              <ReasonField value={blockReason} onChange={setBlockReason} />
+            </ConfirmAction>
+          )}
+          {mayBlock && user.blocked_at && (
+            <ConfirmAction
+              color="blue"
+              label={t('console.users.unblock')}
+              question={t('console.users.unblockQuestion', { name })}
+              action={() => change(() => post('unblock'))}
+            />
+          )}
+        </Group>
+        {isOwner && user.role === 'moderator' && <NodeAccess user={user} change={change} />}
+        {isOwner && isStaffAccount && <StaffPassword user={user} name={name} />}
+      </Stack>
+    </Section>
+  );
+}
+
+type Change = ReturnType<typeof useUserChange>;
+
+function ReasonField({ value, onChange }: { value: string; onChange: (v: string) => void }) {
+  const { t } = useI18n();
+  return (
+    <Textarea
+      label={t('console.users.reason')}
+      description={t('console.users.reasonHint')}
+      value={value}
+      onChange={(e) => onChange(e.currentTarget.value)}
+      required
+      maxLength={200}
+      autosize
+      minRows={2}
+    />
+  );
+}
+
+/** Adds days to the subscription (or takes them away), with the reason kept in the audit log. */
+function MoveSubscription({ user, change }: { user: StaffUser; change: Change }) {
+  const { t, errorText } = useI18n();
+  const [days, setDays] = useState<string | number>(30);
+  const [planName, setPlanName] = useState('');
+  const [reason, setReason] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const running = user.subscription?.active ?? false;
+
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      await change(() =>
+        staffCall<StaffUser>('POST', `/admin/users/${user.id}/subscription`, {
+          body: {
+            days: Number(days),
+            reason,
+            ...(!running && planName.trim() !== '' ? { plan_name: planName.trim() } : {}),
+          },
+        }),
+      );
+      setReason('');
+    } catch (failure) {
+      setError(errorText(failure));
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <form onSubmit={(e) => void submit(e)} aria-labelledby="move-subscription">
+      <Stack gap="xs" maw={640}>
+        <Title order={4} id="move-subscription">
+          {t('console.users.moveTitle')}
+        </Title>
+        <Group align="flex-start" grow>
+          <NumberInput
+            label={t('console.users.days')}
+            description={t('console.users.daysHint')}
+            value={days}
+            onChange={setDays}
+            min={-3650}
+            max={3650}
+            allowDecimal={false}
+            required
+          />
+          {!running && (
+            <TextInput
+              label={t('console.users.planName')}
+              description={t('console.users.planNameHint')}
+              value={planName}
+              onChange={(e) => setPlanName(e.currentTarget.value)}
+              maxLength={32}
+            />
+          )}
+        </Group>
+        <ReasonField value={reason} onChange={setReason} />
+        {error && (
+          <Alert color="red" role="alert">
+            {error}
+          </Alert>
+        )}
+        <Button type="submit" loading={busy} w="fit-content">
+          {t('console.users.moveSubmit')}
+        </Button>
+      </Stack>
+    </form>
+  );
+}
+
+/** The account's own traffic limit in GB, or back to the default one. */
+function TrafficLimit({ user, change }: { user: StaffUser; change: Change }) {
+  const { t, errorText } = useI18n();
+  const [gigabytes, setGigabytes] = useState<string | number>('');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+
+  async function save(limit: number | null) {
+    setBusy(true);
+    setError(null);
+    try {
+      await change(() =>
+        staffCall<StaffUser>('PATCH', `/admin/users/${user.id}/traffic-limit`, {
+          body: { traffic_limit_bytes: limit },
+        }),
+      );
+      setGigabytes('');
+    } catch (failure) {
+      setError(errorText(failure));
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  function submit(event: FormEvent) {
+    event.preventDefault();
+    void save(gigabytes === '' ? null : Math.round(Number(gigabytes) * GIB));
+  }
+
+  return (
+    <form onSubmit={submit} aria-labelledby="traffic-limit">
+      <Stack gap="xs">
+        <Title order={4} id="traffic-limit">
+          {t('console.users.limitTitle')}
+        </Title>
+        <Group align="flex-end">
+          <NumberInput
+            label={t('console.users.limitGb')}
+            value={gigabytes}
+            onChange={setGigabytes}
+            min={0.01}
+            decimalScale={2}
+            required
+          />
+          <Button type="submit" loading={busy}>
+            {t('console.users.limitSave')}
+          </Button>
+          <Button variant="default" disabled={busy} onClick={() => void save(null)}>
+            {t('console.users.limitDefault')}
+          </Button>
+        </Group>
+        {error && (
+          <Alert color="red" role="alert">
+            {error}
+          </Alert>
+        )}
+      </Stack>
+    </form>
+  );
+}
+
+/** Whether a moderator may manage nodes (the owner's to say). */
+function NodeAccess({ user, change }: { user: StaffUser; change: Change }) {
+  const { t, errorText } = useI18n();
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+
+  async function toggle(next: boolean) {
+    setBusy(true);
+    setError(null);
+    try {
+      await change(() =>
+        staffCall<StaffUser>('PATCH', `/admin/users/${user.id}/node-access`, {
+          body: { can_manage_nodes: next },
+        }),
+      );
+    } catch (failure) {
+      setError(errorText(failure));
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <Stack gap="xs">
+      <Switch
+        label={t('console.users.nodeAccessSwitch')}
+        checked={user.can_manage_nodes}
+        disabled={busy}
+        onChange={(e) => void toggle(e.currentTarget.checked)}
+      />
+      {error && (
+        <Alert color="red" role="alert">
+          {error}
+        </Alert>
+      )}
+    </Stack>
+  );
+}
+
+/** A staff account's new password (the owner's); every session of that account ends. */
+function StaffPassword({ user, name }: { user: StaffUser; name: string }) {
+  const { t } = useI18n();
+  const notify = useNotify();
+  const [password, setPassword] = useState('');
+  return (
+    <Group>
+      <ConfirmAction
+        label={t('console.users.setPassword')}
+        question={t('console.users.passwordQuestion', { name })}
+        action={async () => {
+          await staffCall<void>('POST', `/admin/users/${user.id}/password`, {
+            body: { password },
+          });
+          setPassword('');
+          notify(t('console.users.passwordSet', { name }), 'green');
+        }}
+      >
+        <PasswordInput
+          label={t('console.users.newPassword')}
+          description={t('console.users.passwordRule')}
+          value={password}
+          onChange={(e) => setPassword(e.currentTarget.value)}
+          required
+          maxLength={128}
+          autoComplete="new-password"
+        />
+      </ConfirmAction>
+    </Group>
+  );
+}

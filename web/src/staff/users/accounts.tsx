@@ -1,0 +1,38 @@
+/** What the Users pages share: the account's shape, the query keys, how an account is named. */
+import { Badge } from '@mantine/core';
+import { useCallback } from 'react';
+import { useI18n } from '../../i18n/i18n';
+import type { Schemas } from '../api';
+
+export type StaffUser = Schemas['UserResponse'];
+
+/** The query keys of this area: every list and page of users starts with this. */
+export const USERS_KEY = ['staff', 'users'] as const;
+
+/**
+ * How the console names an account in lists, headings and confirmations: staff by username,
+ * Telegram accounts by Telegram id, anonymous seed accounts by the start of their id.
+ */
+export function useAccountName(): (user: StaffUser) => string {
+  const { t } = useI18n();
+  return useCallback(
+    (user) => {
+      if (user.username) return user.username;
+      if (user.tg_id !== null) return t('console.users.telegramName', { id: user.tg_id });
+      return t('console.users.seedName', { id: user.id.slice(0, 8) });
+    },
+    [t],
+  );
+}
+
+/** Blocked (since when) or active, in words and colour. */
+export function BlockedBadge({ user }: { user: StaffUser }) {
+  const { t, date } = useI18n();
+  return user.blocked_at ? (
+    <Badge color="red.9" variant="filled">
+      {t('console.users.blockedSince', { date: date(user.blocked_at) })}
+    </Badge>
+  ) : (
+    <Badge variant="default">{t('console.users.notBlocked')}</Badge>
+  );
+}
