@@ -257,6 +257,8 @@ describe('the staff console: payments, payouts, tickets', () => {
     await expect(invoices.getByRole('row').count()).resolves.toBe(3);
     await invoices.getByLabel('Status').selectOption('expired');
     await invoices.getByRole('row').filter({ hasText: pending.id }).waitFor({ state: 'detached' });
+    // The filtered list is read anew: its rows are counted once it has come.
+    await lapsedRow.getByText('Expired').waitFor();
     await expect(invoices.getByRole('row').count()).resolves.toBe(2);
     await invoices.getByLabel('Status').selectOption('');
 
