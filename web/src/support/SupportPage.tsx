@@ -4,7 +4,6 @@ import {
   Button,
   Card,
   Group,
-  Paper,
   Stack,
   Text,
   Textarea,
@@ -17,6 +16,7 @@ import { StatusBadge } from '../account/AccountPage';
 import { useCreateTicket, usePostTicketMessage, useTicket, useTickets } from '../api/hooks';
 import { useI18n } from '../i18n/i18n';
 import { Failed, Loading } from '../layout/Loading';
+import { MessageList, ReplyForm } from './TicketThread';
 
 export function SupportPage() {
   const { t, date } = useI18n();
@@ -103,19 +103,13 @@ function NewTicket() {
 }
 
 export function TicketPage() {
-  const { t, date, errorText } = useI18n();
+  const { t } = useI18n();
   const { id = '' } = useParams();
   const thread = useTicket(id);
   const post = usePostTicketMessage(id);
-  const [body, setBody] = useState('');
   if (thread.isPending) return <Loading />;
   if (thread.isError) return <Failed error={thread.error} retry={() => void thread.refetch()} />;
   const { ticket, messages } = thread.data;
-
-  function submit(event: FormEvent) {
-    event.preventDefault();
-    post.mutate(body.trim(), { onSuccess: () => setBody('') });
-  }
 
   return (
     <Stack maw={720}>
@@ -126,47 +120,18 @@ export function TicketPage() {
         <Title order={1}>{ticket.subject}</Title>
         <StatusBadge status={ticket.status} />
       </Group>
-      <Stack gap="xs" component="ol" style={{ listStyle: 'none', padding: 0, margin: 0 }}>
-        {messages.map((message) => (
-          <Paper
-            component="li"
-            key={message.id}
-            withBorder
-            p="sm"
-            bg={message.author_role === 'staff' ? 'indigo.0' : undefined}
-          >
-            <Text size="sm" fw={700}>
-              {message.author_role === 'staff' ? t('support.staff') : t('support.you')} ·{' '}
-              {date(message.created_at)}
-            </Text>
-            <Text style={{ whiteSpace: 'pre-wrap' }}>{message.body}</Text>
-          </Paper>
-        ))}
-      </Stack>
+      <MessageList
+        messages={messages}
+        author={(role) => (role === 'staff' ? t('support.staff') : t('support.you'))}
+      />
       {ticket.status === 'closed' ? (
         <Text>{t('support.closed')}</Text>
       ) : (
-        <form onSubmit={submit}>
-          <Stack gap="xs">
-            <Textarea
-              label={t('support.reply')}
-              value={body}
-              onChange={(e) => setBody(e.currentTarget.value)}
-              required
-              maxLength={4000}
-              autosize
-              minRows={2}
-            />
-            {post.isError && (
-              <Alert color="red" role="alert">
-                {errorText(post.error)}
-              </Alert>
-            )}
-            <Button type="submit" loading={post.isPending} w="fit-content">
-              {t('support.send')}
-            </Button>
-          </Stack>
-        </form>
+        <ReplyForm
+          label={t('support.reply')}
+          submitLabel={t('support.send')}
+          send={(body) => post.mutateAsync(body)}
+        />
       )}
     </Stack>
   );

@@ -3,26 +3,15 @@
  * first, and the closed tickets, most recently closed first; a ticket's thread under
  * /staff/tickets/<id>, where staff reply and close it.
  */
-import {
-  Alert,
-  Anchor,
-  Badge,
-  Button,
-  Group,
-  NativeSelect,
-  Paper,
-  Stack,
-  Text,
-  Textarea,
-  Title,
-} from '@mantine/core';
+import { Anchor, Badge, Group, NativeSelect, Stack, Text, Title } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { type FormEvent, useState } from 'react';
+import { useState } from 'react';
 import { Link, Route, Routes, useParams } from 'react-router';
 import { StatusBadge } from '../../account/AccountPage';
 import { useI18n } from '../../i18n/i18n';
 import { DataTable } from '../../layout/DataTable';
 import { Failed, Loading } from '../../layout/Loading';
+import { MessageList, ReplyForm } from '../../support/TicketThread';
 import { type Schemas, staffCall, useCursorList } from '../api';
 import { ConfirmAction } from '../ConfirmAction';
 import { CursorMore, NoWrap, RefreshList } from '../shared/ListControls';
@@ -122,18 +111,16 @@ function TicketState({ ticket }: { ticket: Ticket }) {
 }
 
 function TicketThread() {
-  const { t, date, errorText } = useI18n();
+  const { t, date } = useI18n();
   const { id = '' } = useParams();
   const client = useQueryClient();
   const thread = useQuery({
     queryKey: threadKey(id),
     queryFn: () => staffCall<Thread>('GET', `/admin/tickets/${id}`),
   });
-  const [body, setBody] = useState('');
   const reply = useMutation({
     mutationFn: (text: string) =>
       staffCall<Message>('POST', `/admin/tickets/${id}/messages`, { body: { body: text } }),
-    onSuccess: () => setBody(''),
     onSettled: () => client.invalidateQueries({ queryKey: TICKETS_KEY }),
   });
 
@@ -153,11 +140,6 @@ function TicketThread() {
   }
   const { ticket, messages } = thread.data;
 
-  function submit(event: FormEvent) {
-    event.preventDefault();
-    reply.mutate(body.trim());
-  }
-
   async function close() {
     try {
       await staffCall<Ticket>('POST', `/admin/tickets/${id}/close`);
@@ -176,55 +158,23 @@ function TicketThread() {
       <Text size="sm">
         {t('console.tickets.from', { user: ticket.user_id, date: date(ticket.created_at) })}
       </Text>
-      <Stack
-        gap="xs"
-        component="ol"
-        aria-label={t('console.tickets.messages')}
-        style={{ listStyle: 'none', padding: 0, margin: 0 }}
-      >
-        {messages.map((message) => (
-          <Paper
-            component="li"
-            key={message.id}
-            withBorder
-            p="sm"
-            bg={message.author_role === 'staff' ? 'indigo.0' : undefined}
-          >
-            <Text size="sm" fw={700}>
-              {message.author_role === 'staff'
-                ? t('console.tickets.staffAuthor')
-                : t('console.tickets.userAuthor')}{' '}
-              · {date(message.created_at)}
-            </Text>
-            <Text style={{ whiteSpace: 'pre-wrap' }}>{message.body}</Text>
-          </Paper>
-        ))}
-      </Stack>
+      <MessageList
+        messages={messages}
+        label={t('console.tickets.messages')}
+        author={(role) =>
+          role === 'staff' ? t('console.tickets.staffAuthor') : t('console.tickets.userAuthor')
+        }
+      />
       {ticket.status === 'closed' ? (
         <Text>{t('console.tickets.closedNote')}</Text>
       ) : (
         <>
-          <form onSubmit={submit}>
-            <Stack gap="xs">
-              <Textarea
-                label={t('console.tickets.reply')}
-                value={body}
-                onChange={(event) => setBody(event.currentTarget.value)}
-                required
-                maxLength={4000}
-                autosize
-                minRows={3}
-              />
-              {reply.isError && (
-                <Alert color="red" role="alert">
-                  {errorText(reply.error)}
-                </Alert>
-              )}
-              <Button type="submit" loading={reply.isPending} w="fit-content">
-                {t('console.tickets.send')}
-              </Button>
-            </Stack>
-          </form>
+          <ReplyForm
+            label={t('console.tickets.reply')}
+            submitLabel={t('console.tickets.send')}
+            send={(text) => reply.mutateAsync(text)}
+            minRows={3}
+          />
           <Group>
             <ConfirmAction
               label={t('console.tickets.close')}
