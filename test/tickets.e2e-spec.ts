@@ -466,6 +466,29 @@ describe('support tickets: the staff queue and paging', () => {
       .expect(200);
     expect(closedItems.body.items.every((x: TicketJson) => !x.awaiting_staff)).toBe(true);
 
+    // One account's tickets in the queue (a user's page in the console), paged like the rest.
+    expect(await page(staff, `/admin/tickets?user_id=${a.user.id}`)).toEqual([[t7], null]);
+    const [bFirst, bCursor] = await page(staff, `/admin/tickets?user_id=${b.user.id}&limit=3`);
+    expect(bFirst).toEqual([t2, t4, t6]);
+    expect(await page(staff, `/admin/tickets?user_id=${b.user.id}&cursor=${bCursor}`)).toEqual([
+      [t8],
+      null,
+    ]);
+    expect(await page(staff, `/admin/tickets?user_id=${b.user.id}`)).toEqual([
+      [t2, t4, t6, t8],
+      null,
+    ]);
+    expect(await page(staff, `/admin/tickets?status=closed&user_id=${a.user.id}`)).toEqual([
+      [t5, t1, t3],
+      null,
+    ]);
+    const badUser = await t
+      .http()
+      .get(`${API}/admin/tickets?user_id=not-a-uuid`)
+      .set(staff.bearer)
+      .expect(400);
+    expect(badUser.body.code).toBe('VALIDATION_FAILED');
+
     // A user's own list: newest first, only theirs, paged one at a time.
     const seen: string[] = [];
     let next: string | null = null;

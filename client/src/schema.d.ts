@@ -3190,6 +3190,8 @@ export interface operations {
                 cursor?: string;
                 /** @description open: oldest first (the queue); closed: most recently closed first */
                 status?: "open" | "closed";
+                /** @description only this account's tickets */
+                user_id?: string;
             };
             header?: never;
             path?: never;

@@ -93,7 +93,10 @@ export class AdminTicketsController {
   @Get()
   @ApiOkResponse({ type: TicketPageResponse })
   async queue(@Query() query: AdminTicketPageQuery): Promise<TicketPageResponse> {
-    return mapPage(await this.tickets.listQueue(query.status, query), toTicketResponse);
+    return mapPage(
+      await this.tickets.listQueue(query.status, query.user_id, query),
+      toTicketResponse,
+    );
   }
 
   @Answers('NO_TICKETS')

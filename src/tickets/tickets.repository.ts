@@ -153,12 +153,16 @@ export class TicketsRepository {
   /** A user's own tickets, newest first. */
   pageOfUser(userId: string, after: KeysetCursor | null, limit: number): Promise<ListedTicket[]> {
     const order: KeysetOrder = { at: 't.created_at', id: 't.id', direction: 'DESC' };
-    return this.page('t.user_id = $1', userId, order, after, limit);
+    return this.page('t.user_id = $1', [userId], order, after, limit);
   }
 
-  /** The staff queue: open tickets oldest first; closed ones most recently closed first. */
+  /**
+   * The staff queue: open tickets oldest first; closed ones most recently closed first; with
+   * `userId`, only that user's.
+   */
   pageOfQueue(
     status: TicketStatus,
+    userId: string | null,
     after: KeysetCursor | null,
     limit: number,
   ): Promise<ListedTicket[]> {
@@ -166,24 +170,27 @@ export class TicketsRepository {
       status === 'open'
         ? { at: 't.created_at', id: 't.id', direction: 'ASC' }
         : { at: 't.closed_at', id: 't.id', direction: 'DESC' };
-    return this.page('t.status = $1', status, order, after, limit);
+    return userId === null
+      ? this.page('t.status = $1', [status], order, after, limit)
+      : this.page('t.status = $1 AND t.user_id = $2', [status, userId], order, after, limit);
   }
 
-  /** `limit` tickets matching `filter` (on `$1` = `value`), in `order`, after the cursor. */
+  /** `limit` tickets matching `filter` (on `$1`… = `values`), in `order`, after the cursor. */
   private page(
     filter: string,
-    value: unknown,
+    values: unknown[],
     order: KeysetOrder,
     after: KeysetCursor | null,
     limit: number,
   ): Promise<ListedTicket[]> {
-    const params: unknown[] = [value, limit];
+    const params: unknown[] = [...values, limit];
+    const limitParam = `$${params.length}`;
     const keyset = keysetSql(order, after, positional(params));
     return sqlRows<ListedTicket>(
       this.txHost.tx,
       `SELECT ${TICKET}, ${keyset.selectSortKey} FROM tickets t
        WHERE ${filter} AND ${keyset.after}
-       ORDER BY ${keyset.orderBy} LIMIT $2`,
+       ORDER BY ${keyset.orderBy} LIMIT ${limitParam}`,
       params,
     );
   }

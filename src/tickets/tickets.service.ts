@@ -55,9 +55,14 @@ export class TicketsService {
   }
 
   /** `status` defaults to the open queue. */
-  async listQueue(status: TicketStatus | undefined, page: PageQuery): Promise<Page<TicketRecord>> {
+  async listQueue(
+    status: TicketStatus | undefined,
+    userId: string | undefined,
+    page: PageQuery,
+  ): Promise<Page<TicketRecord>> {
     const { after, limit } = pagePosition(page);
-    return keysetPage(await this.tickets.pageOfQueue(status ?? 'open', after, limit + 1), limit);
+    const rows = await this.tickets.pageOfQueue(status ?? 'open', userId ?? null, after, limit + 1);
+    return keysetPage(rows, limit);
   }
 
   /** The thread; with `ownerId`, only that user's ticket is visible. */

@@ -132,6 +132,17 @@ describe('the console’s Users page in Chromium', () => {
       body: JSON.stringify({ plan_name: 'monthly', currency: 'USD', provider: 'ton' }),
     });
     expect(invoice.status).toBe(201);
+    // And a support ticket.
+    const ticket = await fetch(app.url('/api/v1/tickets'), {
+      method: 'POST',
+      headers: {
+        'Content-Type': 'application/json',
+        Cookie: subscriberCookie,
+        Origin: new URL(app.url('/')).origin,
+      },
+      body: JSON.stringify({ subject: 'Slow in the evenings', message: 'Since Monday.' }),
+    });
+    expect(ticket.status).toBe(201);
   }, 180_000);
 
   afterAll(async () => {
@@ -262,7 +273,20 @@ describe('the console’s Users page in Chromium', () => {
     const invoices = page.getByRole('region', { name: 'Invoices' });
     await invoices.getByText('Pending').waitFor();
     expect(await invoices.textContent()).toContain('monthly');
+    // The account's own tickets; the link opens the thread in the console's Tickets tab.
+    const tickets = page.getByRole('region', { name: 'Support tickets' });
+    await tickets.getByRole('link', { name: 'Slow in the evenings' }).waitFor();
+    await tickets.getByText('Closed', { exact: true }).click();
+    await tickets.getByText('None yet').waitFor();
+    await tickets.getByText('Open', { exact: true }).click();
+    await tickets.getByRole('link', { name: 'Slow in the evenings' }).waitFor();
+    await expectAccessible(page, 'user page with tickets');
     await app.shot(page, 'user-extended');
+    await tickets.getByRole('link', { name: 'Slow in the evenings' }).click();
+    await page.getByText('Since Monday.').waitFor();
+    expect(pathname(page)).toMatch(/^\/staff\/tickets\/[0-9a-f-]{36}$/);
+    await page.goBack();
+    await subscription.waitFor();
   });
 
   it('resets the traffic after naming the user, and sets and clears a limit of its own', async () => {

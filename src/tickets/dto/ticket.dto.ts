@@ -1,6 +1,6 @@
 import { PageQuery } from '../../common/pagination';
 import { ApiProperty } from '@nestjs/swagger';
-import { IsIn, IsOptional, IsString, Length, NotContains } from 'class-validator';
+import { IsIn, IsOptional, IsString, IsUUID, Length, NotContains } from 'class-validator';
 import { IsVisibleText } from '../../common/visible-text';
 import { TICKET_STATUSES, type TicketStatus } from '../entities/ticket.entity';
 
@@ -45,4 +45,9 @@ export class AdminTicketPageQuery extends TicketPageQuery {
   @IsOptional()
   @IsIn(TICKET_STATUSES)
   status?: TicketStatus;
+
+  @ApiProperty({ required: false, format: 'uuid', description: "only this account's tickets" })
+  @IsOptional()
+  @IsUUID()
+  user_id?: string;
 }

@@ -15,6 +15,7 @@ import { type FormEvent, useState } from 'react';
 import { useI18n } from '../../i18n/i18n';
 import { Failed, Loading } from '../../layout/Loading';
 import { type Schemas, staffCall, useCursorList } from '../api';
+import { CursorMore } from '../shared/ListControls';
 
 type Entry = Schemas['AuditEntryResponse'];
 
@@ -131,16 +132,7 @@ export function AuditPage() {
             </Table>
           </Table.ScrollContainer>
         )}
-        {list.hasNextPage && (
-          <Button
-            variant="default"
-            mt="sm"
-            loading={list.isFetchingNextPage}
-            onClick={() => void list.fetchNextPage()}
-          >
-            {t('console.audit.more')}
-          </Button>
-        )}
+        <CursorMore list={list} />
       </Card>
     </Stack>
   );

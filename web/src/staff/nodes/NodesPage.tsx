@@ -13,6 +13,7 @@ import { NodeView } from './NodeView';
 import { type CreateNode, type Node, useCreateNode, useNodeList } from './nodeQueries';
 import { ProvisionBadge, StatusBadge } from './badges';
 import { useDateTime } from './dateTime';
+import { CursorMore } from '../shared/ListControls';
 
 export function NodesPage() {
   return (
@@ -80,15 +81,7 @@ function NodeList() {
         {nodes.length > 0 && (
           <DataTable columns={columns} rows={nodes} rowKey={(node) => node.id} minWidth={760} />
         )}
-        {list.hasNextPage && (
-          <Button
-            variant="default"
-            loading={list.isFetchingNextPage}
-            onClick={() => void list.fetchNextPage()}
-          >
-            {t('console.nodes.more')}
-          </Button>
-        )}
+        <CursorMore list={list} />
         {list.dataUpdatedAt > 0 && (
           <Text size="sm" c="gray.7">
             {t('console.nodes.refreshed', {

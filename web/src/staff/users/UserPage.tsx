@@ -10,6 +10,7 @@ import {
   Group,
   NumberInput,
   PasswordInput,
+  SegmentedControl,
   SimpleGrid,
   Stack,
   Switch,
@@ -30,6 +31,7 @@ import { useNotify } from '../../layout/notify';
 import { access } from '../access';
 import { type Schemas, staffCall, useCursorList } from '../api';
 import { ConfirmAction } from '../ConfirmAction';
+import { CursorMore } from '../shared/ListControls';
 import { BlockedBadge, type StaffUser, USERS_KEY, useAccountName } from './accounts';
 
 const GIB = 1024 ** 3;
@@ -61,6 +63,7 @@ export function UserPage() {
           </SimpleGrid>
           <UserActions user={user.data} />
           <Invoices userId={user.data.id} />
+          <Tickets userId={user.data.id} />
         </>
       )}
     </Stack>
@@ -189,16 +192,56 @@ function Invoices({ userId }: { userId: string }) {
           ]}
         />
       )}
-      {invoices.hasNextPage && (
-        <Button
-          variant="default"
-          mt="sm"
-          loading={invoices.isFetchingNextPage}
-          onClick={() => void invoices.fetchNextPage()}
-        >
-          {t('console.users.more')}
-        </Button>
+      <CursorMore list={invoices} />
+    </Section>
+  );
+}
+
+/** The account's support tickets, open or closed, each linking to its thread in the console. */
+function Tickets({ userId }: { userId: string }) {
+  const { t, date } = useI18n();
+  const [status, setStatus] = useState<'open' | 'closed'>('open');
+  const tickets = useCursorList<Schemas['TicketResponse']>(
+    [...USERS_KEY, 'tickets', userId],
+    '/admin/tickets',
+    { user_id: userId, status },
+  );
+  const items = tickets.data?.pages.flatMap((page) => page.items) ?? [];
+  return (
+    <Section id="user-tickets" title={t('console.users.tickets')}>
+      <SegmentedControl
+        mb="sm"
+        aria-label={t('console.users.ticketStatus')}
+        value={status}
+        onChange={(value) => setStatus(value as 'open' | 'closed')}
+        data={[
+          { value: 'open', label: t('status.open') },
+          { value: 'closed', label: t('status.closed') },
+        ]}
+      />
+      {tickets.isPending && <Loading />}
+      {tickets.isError && <Failed error={tickets.error} retry={() => void tickets.refetch()} />}
+      {tickets.isSuccess && (
+        <DataTable
+          rows={items}
+          rowKey={(ticket) => ticket.id}
+          columns={[
+            {
+              header: t('console.users.ticketSubject'),
+              cell: (ticket) => (
+                <Anchor component={Link} to={`/staff/tickets/${ticket.id}`}>
+                  {ticket.subject}
+                </Anchor>
+              ),
+            },
+            {
+              header: t('console.users.ticketLastMessage'),
+              cell: (ticket) => date(ticket.last_message_at),
+            },
+          ]}
+        />
       )}
+      <CursorMore list={tickets} />
     </Section>
   );
 }

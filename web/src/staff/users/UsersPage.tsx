@@ -20,6 +20,7 @@ import { useI18n } from '../../i18n/i18n';
 import { DataTable } from '../../layout/DataTable';
 import { Failed, Loading } from '../../layout/Loading';
 import { useCursorList } from '../api';
+import { CursorMore } from '../shared/ListControls';
 import { BlockedBadge, type StaffUser, USERS_KEY, useAccountName } from './accounts';
 import { CreateStaff } from './CreateStaff';
 import { UserPage } from './UserPage';
@@ -141,16 +142,7 @@ function UserResults({ search }: { search: { q?: string; role?: string } }) {
           ]}
         />
       )}
-      {users.hasNextPage && (
-        <Button
-          variant="default"
-          mt="sm"
-          loading={users.isFetchingNextPage}
-          onClick={() => void users.fetchNextPage()}
-        >
-          {t('console.users.more')}
-        </Button>
-      )}
+      <CursorMore list={users} />
     </Card>
   );
 }
