@@ -59,6 +59,12 @@ export async function startFixture(
     statements?: boolean;
     /** False: none of the Dockerfile's ENV lines, the service started exactly as `node dist/main.js`. */
     imageEnv?: boolean;
+    /** False: no reference server (benchmarks that compare against none). */
+    baseline?: boolean;
+    /** Settings of the service on top of the fixture's own. */
+    env?: Record<string, string>;
+    /** PostgreSQL server flags on top of the fixture's own. */
+    postgresFlags?: string[];
   } = {},
 ): Promise<Fixture> {
   if (!existsSync(join(ROOT, 'dist', 'main.js'))) throw new Error('run `npm run build` first');
@@ -70,6 +76,7 @@ export async function startFixture(
     persistent: false,
     flags: [
       ...['-c', 'max_connections=200'],
+      ...(options.postgresFlags ?? []),
       ...(options.statements
         ? [
             '-c',
@@ -134,6 +141,7 @@ export async function startFixture(
         : imageEnvironment(ROOT)),
       // BENCH_NODE_OPTIONS: V8 flags to try on the service instead of the image's.
       ...(process.env.BENCH_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS } : {}),
+      ...options.env,
     };
     const service = await startChild(
       children,
@@ -147,16 +155,19 @@ export async function startFixture(
       throw new Error(`${error.message}\n${readFileSync(logFile, 'utf8').slice(-2000)}`);
     });
 
-    const baselinePort = await freePort();
-    const baseline = await startChild(
-      children,
-      process.execPath,
-      [BASELINE_B],
-      { DATABASE_URL: pg.url.replace(/\/app$/, '/bench_b'), PORT: String(baselinePort) },
-      join(dir, 'baseline.log'),
-    );
-    const baselineUrl = `http://127.0.0.1:${baselinePort}`;
-    await waitFor(baselineUrl, baseline);
+    let baseline: Server = { url: '', pid: 0 };
+    if (options.baseline !== false) {
+      const baselinePort = await freePort();
+      const child = await startChild(
+        children,
+        process.execPath,
+        [BASELINE_B],
+        { DATABASE_URL: pg.url.replace(/\/app$/, '/bench_b'), PORT: String(baselinePort) },
+        join(dir, 'baseline.log'),
+      );
+      baseline = { url: `http://127.0.0.1:${baselinePort}`, pid: child.pid! };
+      await waitFor(baseline.url, child);
+    }
 
     const sql = async (text: string, params: unknown[] = []) => {
       const client = new Client({ connectionString: serviceDatabaseUrl });
@@ -170,7 +181,7 @@ export async function startFixture(
     return {
       dir,
       service: { url: serviceUrl, pid: service.pid!, logFile, env: serviceEnv },
-      baseline: { url: baselineUrl, pid: baseline.pid! },
+      baseline,
       serviceDatabaseUrl,
       databasePath,
       postmasterPid,

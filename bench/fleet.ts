@@ -1,0 +1,382 @@
+/**
+ * `npm run bench:fleet`: how big a business one machine carries with everything happening at
+ * once. The built service runs as an operator runs it (lib/fixture.ts: its own process,
+ * NODE_ENV=production, embedded PostgreSQL), with a bulk-loaded fleet (fleet/bulk-load.ts):
+ * BENCH_FLEET_USERS accounts (1,000,000) with running subscriptions, BENCH_FLEET_NODES nodes
+ * (5,000) registered and provisioned. 20% of the accounts are online, spread over the nodes, which
+ * run the agent's own modules in BENCH_FLEET_WORKERS worker processes (fleet/node-worker.ts). Per
+ * minute each node reports its users' bytes, 10% of the online users reconnect (routing, then an
+ * admission at their node, which validates the token), and each online user's app asks for
+ * GET /users/me once every 5 minutes. The nodes' tunnel ports are one listener of this process on
+ * every node's loopback address, so the service's health check probes them all every period.
+ *
+ * After a warm-up period, it prints per minute: requests and reports per second, p50/p99 per route,
+ * the service's and PostgreSQL's CPU (% of the machine), the service's memory, how many nodes the
+ * health check reached and the slowest background job; at the end, whether every byte the nodes'
+ * cores carried was counted exactly once, and whether the run held (p99 under 100 ms on every
+ * route, every report answered within its period, no 5xx, resident memory under 250 MB).
+ *
+ * `--find-limit`: runs of BENCH_FLEET_MINUTES (1 by default there), from the given fleet upwards
+ * by half again each time, until one does not hold; prints the largest fleet that held.
+ * BENCH_STATEMENTS=1: PostgreSQL's top statements of each run (pg_stat_statements).
+ */
+import { type ChildProcess, fork } from 'node:child_process';
+import { cpus } from 'node:os';
+import { createServer, type Server as TcpServer } from 'node:net';
+import { join } from 'node:path';
+import { selfSignedCert } from '../agent/test/helpers';
+import { loadAccounts, loadNodes } from './fleet/bulk-load';
+import {
+  type FleetScale,
+  type FromWorker,
+  onlineUsers,
+  REPORT_PERIOD_MS,
+  ROUTES,
+  type Samples,
+  type ToWorker,
+  type WorkerPlan,
+} from './fleet/plan';
+import { type Fixture, SERVICE_SECRETS, startFixture } from './lib/fixture';
+import { freePort } from './lib/load';
+import {
+  loadAverage,
+  peakRssMiB,
+  processCpuUs,
+  serverTreeCpuUs,
+  serviceMemoryMiB,
+} from './lib/processes';
+import { seedDemoPlans } from './lib/seed';
+import { resetStatements, statementTimes } from './lib/statements';
+
+const FIND_LIMIT = process.argv.includes('--find-limit');
+const SCALE: FleetScale = {
+  users: Number(process.env.BENCH_FLEET_USERS ?? 1_000_000),
+  nodes: Number(process.env.BENCH_FLEET_NODES ?? 5_000),
+};
+const MINUTES = Number(process.env.BENCH_FLEET_MINUTES ?? (FIND_LIMIT ? 1 : 5));
+const WARM_UP_MS = Number(process.env.BENCH_FLEET_WARMUP_S ?? 60) * 1000;
+const WORKERS = Number(process.env.BENCH_FLEET_WORKERS ?? 2);
+const STATEMENTS = process.env.BENCH_STATEMENTS === '1';
+const ACCESS_TOKEN_TTL_S = 24 * 3600;
+/** What the run must show. */
+const P99_MAX_MS = 100;
+const RSS_MAX_MIB = 250;
+const MINUTE_MS = 60_000;
+const CORES = cpus().length;
+
+const say = (line: string): void => void process.stdout.write(`${line}\n`);
+const ms = (value: number): string => (value < 10 ? value.toFixed(1) : value.toFixed(0));
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+function merge(into: Samples, from: Samples): void {
+  for (const [route, values] of Object.entries(from.latencies)) {
+    const list = (into.latencies[route] ??= []);
+    for (const value of values) list.push(value);
+  }
+  for (const [key, count] of Object.entries(from.errors)) {
+    into.errors[key] = (into.errors[key] ?? 0) + count;
+  }
+  into.cycles += from.cycles;
+  into.lateCycles += from.lateCycles;
+  into.slowestCycleMs = Math.max(into.slowestCycleMs, from.slowestCycleMs);
+  into.carried += from.carried;
+}
+
+const empty = (): Samples => ({
+  latencies: {},
+  errors: {},
+  cycles: 0,
+  lateCycles: 0,
+  slowestCycleMs: 0,
+  carried: 0,
+});
+
+/** The node workers, and a way to ask all of them for one kind of answer. */
+class Workers {
+  private readonly waiting = new Map<ChildProcess, (message: FromWorker) => void>();
+
+  constructor(readonly children: ChildProcess[]) {
+    for (const child of children) {
+      child.on('message', (message: FromWorker) => {
+        if (message.type === 'failed') {
+          say(`a node worker failed: ${message.error}`);
+          process.exitCode = 1;
+        }
+        const waiter = this.waiting.get(child);
+        this.waiting.delete(child);
+        waiter?.(message);
+      });
+      child.on('exit', (code) => {
+        const waiter = this.waiting.get(child);
+        this.waiting.delete(child);
+        waiter?.({ type: 'failed', error: `exited with ${String(code)}` });
+      });
+    }
+  }
+
+  /** Each worker's next message (after sending `message`, when given). */
+  next(message?: ToWorker): Promise<FromWorker[]> {
+    return Promise.all(
+      this.children.map(
+        (child) =>
+          new Promise<FromWorker>((resolve) => {
+            this.waiting.set(child, resolve);
+            if (message) child.send(message);
+          }),
+      ),
+    );
+  }
+
+  send(message: ToWorker): void {
+    for (const child of this.children) child.send(message);
+  }
+
+  kill(): void {
+    for (const child of this.children) if (child.exitCode === null) child.kill('SIGKILL');
+  }
+}
+
+/** The nodes' tunnel ports: one listener on every loopback address; counts who was probed. */
+async function tunnelListener(): Promise<{
+  server: TcpServer;
+  port: number;
+  probed: Set<string>;
+}> {
+  const probed = new Set<string>();
+  const server = createServer((socket) => {
+    // Only the loopback is a node; anything else that finds the port is turned away.
+    if (socket.localAddress?.startsWith('127.')) probed.add(socket.localAddress);
+    socket.destroy();
+  });
+  server.on('error', () => undefined);
+  const port = await freePort();
+  await new Promise<void>((done) => server.listen(port, '0.0.0.0', done));
+  return { server, port, probed };
+}
+
+/** The slowest background job that finished since `since`, from the service's `job_runs`. */
+async function slowestJob(fixture: Fixture, since: Date): Promise<string> {
+  const rows = await fixture.sql(
+    `SELECT job, outcome, extract(epoch FROM finished_at - started_at) * 1000 AS ms, count(*) OVER () AS runs
+       FROM job_runs WHERE finished_at >= $1 ORDER BY finished_at - started_at DESC LIMIT 1`,
+    [since],
+  );
+  if (rows.length === 0) return 'none finished';
+  const row = rows[0];
+  return `${String(row.job)} ${ms(Number(row.ms))} ms (${String(row.outcome)}; ${String(row.runs)} runs)`;
+}
+
+interface RunResult {
+  scale: FleetScale;
+  held: boolean;
+  problems: string[];
+}
+
+async function run(scale: FleetScale, minutes: number): Promise<RunResult> {
+  const online = onlineUsers(scale);
+  say(
+    `\nfleet: ${scale.users.toLocaleString('en')} accounts, ${scale.nodes.toLocaleString('en')} nodes, ` +
+      `${online.toLocaleString('en')} online; ${WORKERS} node workers; ${minutes} min after a ${WARM_UP_MS / 1000} s warm-up`,
+  );
+  const tunnel = await tunnelListener();
+  const admissionPort = await freePort();
+  const fixture = await startFixture({
+    baseline: false,
+    statements: STATEMENTS,
+    env: {
+      // The nodes are on the loopback: allowed, as on a test bench.
+      NODE_PRIVATE_HOSTS_ALLOWED: 'true',
+      ACCESS_TOKEN_TTL_S: String(ACCESS_TOKEN_TTL_S),
+    },
+  });
+  let workers: Workers | null = null;
+  try {
+    const loadStarted = performance.now();
+    await seedDemoPlans(fixture.service.env);
+    const tls = await selfSignedCert(fixture.dir);
+    await loadAccounts(fixture.sql, scale);
+    await loadNodes(
+      fixture.sql,
+      scale,
+      { tunnel: tunnel.port, admission: admissionPort },
+      tls.sha256,
+    );
+    await fixture.sql('ANALYZE');
+    say(`bulk load: ${((performance.now() - loadStarted) / 1000).toFixed(1)} s`);
+
+    const started = performance.now();
+    const children = Array.from({ length: WORKERS }, (_, worker) => {
+      const plan: WorkerPlan = {
+        worker,
+        workers: WORKERS,
+        scale,
+        serviceUrl: fixture.service.url,
+        jwtAccessSecret: SERVICE_SECRETS.JWT_ACCESS_SECRET,
+        accessTokenTtlS: ACCESS_TOKEN_TTL_S,
+        admissionPort,
+        tls,
+        journalDir: join(fixture.dir, `journals-${worker}`),
+      };
+      return fork(join(__dirname, 'fleet', 'node-worker.ts'), [JSON.stringify(plan)], {
+        execArgv: ['-r', 'ts-node/register/transpile-only'],
+        stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      });
+    });
+    workers = new Workers(children);
+    const ready = await workers.next();
+    const failed = ready.find((message) => message.type !== 'ready');
+    if (failed) throw new Error(`a node worker did not start: ${JSON.stringify(failed)}`);
+    say(
+      `nodes started (agent modules, journals restored): ${((performance.now() - started) / 1000).toFixed(1)} s`,
+    );
+
+    const measureAt = Date.now() + WARM_UP_MS;
+    workers.send({ type: 'start', measureAt });
+    await new Promise((done) => setTimeout(done, measureAt - Date.now()));
+    await workers.next({ type: 'flush' }); // the warm-up's samples are dropped
+    if (STATEMENTS) await resetStatements(fixture.sql);
+
+    const service = fixture.service.pid;
+    const total = empty();
+    const problems: string[] = [];
+    say(
+      '| min | req/s | reports/s | p50 / p99 ms by route | service CPU | PostgreSQL CPU | service RSS MiB | health probes | slowest job |',
+    );
+    say('|---|---|---|---|---|---|---|---|---|');
+    for (let minute = 1; minute <= minutes; minute += 1) {
+      const since = new Date();
+      const serviceCpu = processCpuUs(service);
+      const postgresCpu = serverTreeCpuUs(fixture.postmasterPid);
+      const clock = performance.now();
+      tunnel.probed.clear();
+      await new Promise((done) => setTimeout(done, measureAt + minute * MINUTE_MS - Date.now()));
+      const answers = await workers.next({ type: 'flush' });
+      const elapsedUs = (performance.now() - clock) * 1000;
+      const minuteSamples = empty();
+      for (const answer of answers) {
+        if (answer.type !== 'samples') throw new Error(`a node worker: ${JSON.stringify(answer)}`);
+        merge(minuteSamples, answer.samples);
+      }
+      const carried = minuteSamples.carried;
+      minuteSamples.carried = 0;
+      merge(total, minuteSamples);
+      total.carried = carried;
+      const share = (us: number): string => `${((us / (elapsedUs * CORES)) * 100).toFixed(0)}%`;
+      const requests = Object.values(minuteSamples.latencies).reduce((n, l) => n + l.length, 0);
+      const reports = minuteSamples.latencies[ROUTES.traffic]?.length ?? 0;
+      const routes = Object.entries(minuteSamples.latencies)
+        .map(([route, values]) => {
+          const sorted = values.sort((a, b) => a - b);
+          return `${route} ${ms(percentile(sorted, 50))} / ${ms(percentile(sorted, 99))}`;
+        })
+        .join('; ');
+      say(
+        `| ${minute} | ${(requests / (elapsedUs / 1e6)).toFixed(0)} | ${(reports / (elapsedUs / 1e6)).toFixed(1)} | ${routes} | ` +
+          `${share(processCpuUs(service) - serviceCpu)} | ${share(serverTreeCpuUs(fixture.postmasterPid) - postgresCpu)} | ` +
+          `${serviceMemoryMiB(service, 'VmRSS').toFixed(0)} (peak ${peakRssMiB(service).toFixed(0)}) | ` +
+          `${tunnel.probed.size} of ${scale.nodes} | ${await slowestJob(fixture, since)} |`,
+      );
+      if (Object.keys(minuteSamples.errors).length > 0) {
+        say(`  errors this minute: ${JSON.stringify(minuteSamples.errors)}`);
+      }
+      if (tunnel.probed.size < scale.nodes) {
+        problems.push(`minute ${minute}: the health check reached ${tunnel.probed.size} nodes`);
+      }
+    }
+
+    const finished = await workers.next({ type: 'finish' });
+    let carried = 0;
+    for (const answer of finished) {
+      if (answer.type !== 'finished') throw new Error(`a node worker: ${JSON.stringify(answer)}`);
+      carried += answer.samples.carried;
+      // Errors since the last minute (the final reports among them); their latencies are not
+      // part of the measured minutes.
+      for (const [key, count] of Object.entries(answer.samples.errors)) {
+        total.errors[key] = (total.errors[key] ?? 0) + count;
+      }
+    }
+    const [counted] = await fixture.sql(`SELECT sum(traffic_used_bytes)::text AS bytes FROM users`);
+    const countedBytes = BigInt(String(counted.bytes ?? '0'));
+    const exact = countedBytes === BigInt(carried);
+    const peak = peakRssMiB(service);
+
+    say(`\nwhole run, ${minutes} min:`);
+    for (const [route, values] of Object.entries(total.latencies)) {
+      const sorted = values.sort((a, b) => a - b);
+      const p99 = percentile(sorted, 99);
+      say(
+        `  ${route}: ${values.length} answered, p50 ${ms(percentile(sorted, 50))} ms, p99 ${ms(p99)} ms`,
+      );
+      // The admission is the node's own route (its journal's fsync included): shown, not judged.
+      if (p99 >= P99_MAX_MS && route !== ROUTES.admission) {
+        problems.push(`${route}: p99 ${ms(p99)} ms`);
+      }
+    }
+    const fiveHundreds = Object.entries(total.errors).filter(([key]) => / 5\d\d$/.test(key));
+    if (fiveHundreds.length > 0) problems.push(`5xx answers: ${JSON.stringify(fiveHundreds)}`);
+    for (const [key, count] of Object.entries(total.errors)) {
+      if (!/ 5\d\d$/.test(key)) problems.push(`${key}: ${count}`);
+    }
+    say(
+      `  report cycles: ${total.cycles}, late or undelivered: ${total.lateCycles}, slowest ${ms(total.slowestCycleMs)} ms (period ${REPORT_PERIOD_MS / 1000} s)`,
+    );
+    if (total.lateCycles > 0) problems.push(`${total.lateCycles} report cycles late`);
+    say(
+      `  bytes: the nodes' cores carried ${carried.toLocaleString('en')}, the service counted ${countedBytes.toLocaleString('en')}: ${exact ? 'every byte counted exactly once' : 'NOT EQUAL'}`,
+    );
+    if (!exact) problems.push('bytes counted differ from bytes carried');
+    say(`  service peak RSS ${peak.toFixed(0)} MiB (limit ${RSS_MAX_MIB})`);
+    if (peak >= RSS_MAX_MIB) problems.push(`peak RSS ${peak.toFixed(0)} MiB`);
+    say(`  load average: ${loadAverage()} (${CORES} cores)`);
+    if (STATEMENTS) {
+      say(
+        await statementTimes(fixture.sql, {
+          title: 'PostgreSQL statements of the measured minutes',
+          minCalls: 1,
+          unit: 'ms',
+          limit: 12,
+        }),
+      );
+    }
+    const held = problems.length === 0;
+    say(held ? '  HELD' : `  DID NOT HOLD: ${problems.join('; ')}`);
+    return { scale, held, problems };
+  } finally {
+    workers?.kill();
+    tunnel.server.close();
+    await fixture.close();
+  }
+}
+
+async function main(): Promise<void> {
+  say(`load average before: ${loadAverage()} (${CORES} cores)`);
+  if (!FIND_LIMIT) {
+    const result = await run(SCALE, MINUTES);
+    if (!result.held) process.exitCode = 1;
+    return;
+  }
+  let scale = SCALE;
+  let largest: FleetScale | null = null;
+  for (;;) {
+    const result = await run(scale, MINUTES);
+    if (!result.held) break;
+    largest = scale;
+    scale = { users: Math.round(scale.users * 1.5), nodes: Math.round(scale.nodes * 1.5) };
+  }
+  say(
+    largest
+      ? `\nlargest fleet that held: ${largest.users.toLocaleString('en')} accounts, ${largest.nodes.toLocaleString('en')} nodes (${MINUTES} min each)`
+      : `\neven the first fleet did not hold: ${SCALE.users} accounts, ${SCALE.nodes} nodes`,
+  );
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(
+    `${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+  );
+  process.exit(1);
+});

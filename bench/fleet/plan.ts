@@ -1,0 +1,107 @@
+/**
+ * The shape of a `bench:fleet` run, shared by the harness and its node workers: who is online on
+ * which node, the ids and secrets every side derives from a number (the database is bulk-loaded
+ * with the same formulas in SQL, so no list of a million ids is ever passed around), the rates,
+ * and the messages between the harness and its workers.
+ */
+import { createHash } from 'node:crypto';
+
+/**
+ * md5 of `text` as a version-4 UUID (the version and variant digits set, as the service's
+ * validation requires), the same as `md5UuidSql` makes in PostgreSQL.
+ */
+export function md5Uuid(text: string): string {
+  const h = createHash('md5').update(text).digest('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-8${h.slice(17, 20)}-${h.slice(20)}`;
+}
+const md5UuidSql = (text: string): string =>
+  `(SELECT (substr(h, 1, 8) || '-' || substr(h, 9, 4) || '-4' || substr(h, 14, 3) || '-8' ||
+           substr(h, 18, 3) || '-' || substr(h, 21, 12))::uuid FROM md5(${text}) AS h)`;
+
+/** Account `g` (1-based); `fleetUserSql` is the same in SQL. */
+export const fleetUserId = (g: number): string => md5Uuid(`fleet-user-${g}`);
+export const fleetUserSql = (g: string): string => md5UuidSql(`'fleet-user-' || ${g}`);
+/** The signed-in session (a refresh session row) of online account `g`. */
+export const fleetSessionId = (g: number): string => md5Uuid(`fleet-session-${g}`);
+export const fleetSessionSql = (g: string): string => md5UuidSql(`'fleet-session-' || ${g}`);
+/** Node `n` (1-based). */
+export const fleetNodeId = (n: number): string => md5Uuid(`fleet-node-${n}`);
+export const fleetNodeSql = (n: string): string => md5UuidSql(`'fleet-node-' || ${n}`);
+/** The agent secret of node `n`, as its agent sends it in `X-Internal-Secret`. */
+export const fleetNodeSecret = (n: number): string =>
+  createHash('sha256').update(`fleet-node-secret-${n}`).digest('base64url');
+
+/**
+ * Node `n`'s own loopback address, 127.1.0.1 onwards (the whole 127.0.0.0/8 is the loopback on
+ * Linux), so that every node has its own tunnel host and admission server as in a real fleet.
+ */
+export function fleetNodeHost(n: number): string {
+  return `127.${1 + (n >> 16)}.${(n >> 8) & 255}.${n & 255}`;
+}
+/** The same in SQL, for an integer expression `n`. */
+export const fleetNodeHostSql = (n: string): string =>
+  `'127.' || (1 + (${n} >> 16)) || '.' || ((${n} >> 8) & 255) || '.' || (${n} & 255)`;
+
+export interface FleetScale {
+  users: number;
+  nodes: number;
+}
+
+/** 20% of the accounts are online at once. */
+export const ONLINE_SHARE = 0.2;
+/** Every node reports once a period. */
+export const REPORT_PERIOD_MS = 60_000;
+/** Share of the online users that reconnect each minute. */
+export const RECONNECT_SHARE_PER_MINUTE = 0.1;
+/** Each online user's app asks for its account once this often. */
+export const ME_PERIOD_MS = 5 * 60_000;
+
+export const onlineUsers = (scale: FleetScale): number => Math.floor(scale.users * ONLINE_SHARE);
+/** The node online user `g` is on. Online users are accounts 1..online. */
+export const nodeOfUser = (g: number, scale: FleetScale): number => ((g - 1) % scale.nodes) + 1;
+
+/** What a node worker is given (argv[2], JSON). */
+export interface WorkerPlan {
+  worker: number;
+  workers: number;
+  scale: FleetScale;
+  serviceUrl: string;
+  jwtAccessSecret: string;
+  accessTokenTtlS: number;
+  admissionPort: number;
+  tls: { cert: string; key: string; certPem: string; sha256: string };
+  /** Where this worker's nodes keep their journals. */
+  journalDir: string;
+}
+
+/** Latencies in ms by route, and error answers by `route status`. */
+export interface Samples {
+  latencies: Record<string, number[]>;
+  errors: Record<string, number>;
+  /** Report cycles that ended; late: took longer than a period, or not delivered. */
+  cycles: number;
+  lateCycles: number;
+  slowestCycleMs: number;
+  /** Bytes carried by the cores of this worker so far. */
+  carried: number;
+}
+
+/**
+ * start: the warm-up period begins now; the measured minutes begin at `measureAt` (ms since the
+ * epoch), and each node's reports are phased from there.
+ */
+export type ToWorker =
+  { type: 'start'; measureAt: number } | { type: 'flush' } | { type: 'finish' };
+export type FromWorker =
+  | { type: 'ready'; nodes: number; sessions: number }
+  | { type: 'samples'; samples: Samples }
+  | { type: 'finished'; samples: Samples }
+  | { type: 'failed'; error: string };
+
+export const ROUTES = {
+  traffic: 'POST /internal/traffic',
+  validate: 'POST /internal/validate',
+  routing: 'GET /nodes/routing',
+  me: 'GET /users/me',
+  admission: 'node: POST /v1/sessions',
+} as const;
