@@ -36,6 +36,13 @@ export class ServiceUnavailable extends Error {
 
 /** At most this many users in one GET /internal/limits (the contract's limit). */
 export const LIMITS_BATCH = 1_000;
+/**
+ * An idle connection to the service is closed after this long. A node reports once a minute and
+ * the service keeps connections for 65 s: kept open, every node of a fleet would hold one for
+ * good, and a few thousand nodes would fill the service's HTTP_MAX_CONNECTIONS (2,000) with idle
+ * sockets. Bursts of admissions still reuse the connection.
+ */
+export const SERVICE_IDLE_SOCKET_MS = 5_000;
 
 /** The service's `/internal/*` routes, called with this node's secret. */
 export class ServiceClient {
@@ -48,7 +55,7 @@ export class ServiceClient {
     private readonly timeoutMs = 10_000,
   ) {
     const Agent = baseUrl.startsWith('https:') ? https.Agent : http.Agent;
-    this.agent = new Agent({ keepAlive: true, maxSockets: 64 });
+    this.agent = new Agent({ keepAlive: true, maxSockets: 64, timeout: SERVICE_IDLE_SOCKET_MS });
   }
 
   async validate(token: string): Promise<Validation> {
