@@ -158,6 +158,16 @@ async function tunnelListener(): Promise<{
   return { server, port, probed };
 }
 
+/** CPU of this process and the node workers: they share the machine with the service. */
+function harnessCpuUs(workers: Workers): number {
+  const own = process.cpuUsage();
+  return (
+    own.user +
+    own.system +
+    workers.children.reduce((sum, child) => sum + processCpuUs(child.pid!), 0)
+  );
+}
+
 /** The slowest background job that finished since `since`, from the service's `job_runs`. */
 async function slowestJob(fixture: Fixture, since: Date): Promise<string> {
   const rows = await fixture.sql(
@@ -244,13 +254,14 @@ async function run(scale: FleetScale, minutes: number): Promise<RunResult> {
     const total = empty();
     const problems: string[] = [];
     say(
-      '| min | req/s | reports/s | p50 / p99 ms by route | service CPU | PostgreSQL CPU | service RSS MiB | health probes | slowest job |',
+      '| min | req/s | reports/s | p50 / p99 ms by route | service CPU | PostgreSQL CPU | harness CPU | service RSS MiB | health probes | slowest job |',
     );
-    say('|---|---|---|---|---|---|---|---|---|');
+    say('|---|---|---|---|---|---|---|---|---|---|');
     for (let minute = 1; minute <= minutes; minute += 1) {
       const since = new Date();
       const serviceCpu = processCpuUs(service);
       const postgresCpu = serverTreeCpuUs(fixture.postmasterPid);
+      const harnessCpu = harnessCpuUs(workers);
       const clock = performance.now();
       tunnel.probed.clear();
       await new Promise((done) => setTimeout(done, measureAt + minute * MINUTE_MS - Date.now()));
@@ -277,6 +288,7 @@ async function run(scale: FleetScale, minutes: number): Promise<RunResult> {
       say(
         `| ${minute} | ${(requests / (elapsedUs / 1e6)).toFixed(0)} | ${(reports / (elapsedUs / 1e6)).toFixed(1)} | ${routes} | ` +
           `${share(processCpuUs(service) - serviceCpu)} | ${share(serverTreeCpuUs(fixture.postmasterPid) - postgresCpu)} | ` +
+          `${share(harnessCpuUs(workers) - harnessCpu)} | ` +
           `${serviceMemoryMiB(service, 'VmRSS').toFixed(0)} (peak ${peakRssMiB(service).toFixed(0)}) | ` +
           `${tunnel.probed.size} of ${scale.nodes} | ${await slowestJob(fixture, since)} |`,
       );
