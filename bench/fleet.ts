@@ -83,6 +83,7 @@ function merge(into: Samples, from: Samples): void {
   into.cycles += from.cycles;
   into.lateCycles += from.lateCycles;
   into.slowestCycleMs = Math.max(into.slowestCycleMs, from.slowestCycleMs);
+  into.routingBytes = Math.max(into.routingBytes, from.routingBytes);
   into.carried += from.carried;
 }
 
@@ -92,6 +93,7 @@ const empty = (): Samples => ({
   cycles: 0,
   lateCycles: 0,
   slowestCycleMs: 0,
+  routingBytes: 0,
   carried: 0,
 });
 
@@ -300,6 +302,7 @@ async function run(scale: FleetScale, minutes: number): Promise<RunResult> {
       }
     }
 
+    const workerPeaks = workers.children.map((child) => peakRssMiB(child.pid!).toFixed(0));
     const finished = await workers.next({ type: 'finish' });
     let carried = 0;
     for (const answer of finished) {
@@ -333,6 +336,7 @@ async function run(scale: FleetScale, minutes: number): Promise<RunResult> {
     for (const [key, count] of Object.entries(total.errors)) {
       if (!/ 5\d\d$/.test(key)) problems.push(`${key}: ${count}`);
     }
+    say(`  largest GET /nodes/routing answer: ${(total.routingBytes / 1024).toFixed(0)} KiB`);
     say(
       `  report cycles: ${total.cycles}, late or undelivered: ${total.lateCycles}, slowest ${ms(total.slowestCycleMs)} ms (period ${REPORT_PERIOD_MS / 1000} s)`,
     );
@@ -343,6 +347,7 @@ async function run(scale: FleetScale, minutes: number): Promise<RunResult> {
     if (!exact) problems.push('bytes counted differ from bytes carried');
     say(`  service peak RSS ${peak.toFixed(0)} MiB (limit ${RSS_MAX_MIB})`);
     if (peak >= RSS_MAX_MIB) problems.push(`peak RSS ${peak.toFixed(0)} MiB`);
+    say(`  node workers' peak RSS: ${workerPeaks.join(', ')} MiB`);
     say(`  load average: ${loadAverage()} (${CORES} cores)`);
     if (STATEMENTS) {
       say(

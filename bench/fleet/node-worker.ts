@@ -53,7 +53,15 @@ const MAX_IN_FLIGHT = 256;
 
 let samples = emptySamples();
 function emptySamples(): Samples {
-  return { latencies: {}, errors: {}, cycles: 0, lateCycles: 0, slowestCycleMs: 0, carried: 0 };
+  return {
+    latencies: {},
+    errors: {},
+    cycles: 0,
+    lateCycles: 0,
+    slowestCycleMs: 0,
+    routingBytes: 0,
+    carried: 0,
+  };
 }
 function record(route: string, ms: number): void {
   (samples.latencies[route] ??= []).push(ms);
@@ -275,6 +283,7 @@ async function reconnect(g: number): Promise<void> {
   });
   if (routing.status !== 200) return failed(ROUTES.routing, routing.status);
   record(ROUTES.routing, now() - started);
+  samples.routingBytes = Math.max(samples.routingBytes, Buffer.byteLength(routing.text));
   const entries = JSON.parse(routing.text) as { node_id: string; session_token: string }[];
   const entry = entries.find((each) => each.node_id === node.id);
   if (!entry) return failed(ROUTES.routing, 'node missing');
@@ -391,6 +400,7 @@ async function finish(): Promise<void> {
   final.cycles = samples.cycles;
   final.lateCycles = samples.lateCycles;
   final.slowestCycleMs = samples.slowestCycleMs;
+  final.routingBytes = samples.routingBytes;
   final.carried = carried();
   send({ type: 'finished', samples: final });
   await Promise.all(

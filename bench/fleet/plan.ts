@@ -82,6 +82,8 @@ export interface Samples {
   cycles: number;
   lateCycles: number;
   slowestCycleMs: number;
+  /** The largest GET /nodes/routing answer, in bytes (it lists every online node). */
+  routingBytes: number;
   /** Bytes carried by the cores of this worker so far. */
   carried: number;
 }
