@@ -57,6 +57,7 @@ const LEFT_TO_DEFAULTS = [
   'RECONCILE_INTERVAL_S',
   'REFERRAL_REWARD_DAYS',
   'REFRESH_TOKEN_TTL_S',
+  'ROUTING_NODES_MAX',
   'SESSION_TOKEN_TTL_S',
   // The file's stop_grace_period assumes the defaults of these two.
   'SHUTDOWN_DRAIN_S',

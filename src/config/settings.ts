@@ -117,6 +117,12 @@ export interface Settings {
    */
   readonly xrayArchiveSha256: string | null;
   readonly sessionTokenTtlS: number;
+  /**
+   * Nodes one user's routing list holds at most (0: every online node). A fleet of thousands makes
+   * every list megabytes long; with a bound, each user gets the same nodes each time (rendezvous
+   * hashing of user and node), and users spread evenly over the fleet.
+   */
+  readonly routingNodesMax: number;
   readonly reconcileIntervalS: number;
   /**
    * Period of the clean-ups: expired throttle rows, old job records, spent routing-token ids past
@@ -286,6 +292,7 @@ export function loadSettings(env: Env = process.env): Settings {
     nodeAgentBundle: read.optionalString('NODE_AGENT_BUNDLE'),
     xrayArchiveSha256: read.optionalString('XRAY_ARCHIVE_SHA256')?.toLowerCase() ?? null,
     sessionTokenTtlS: read.int('SESSION_TOKEN_TTL_S', 300, 1, 86_400),
+    routingNodesMax: read.int('ROUTING_NODES_MAX', 0, 0, 10_000),
     reconcileIntervalS: read.int('RECONCILE_INTERVAL_S', 60, 1, 86_400),
     cleanupIntervalS: read.int('CLEANUP_INTERVAL_S', 60, 1, 86_400),
     rateCacheS: read.int('RATE_CACHE_S', 60, 0, 86_400),
