@@ -106,7 +106,7 @@ interface SimulatedNode {
   server: https.Server;
   service: ServiceClient;
   /** The online users (account numbers) on this node. */
-  users: number[];
+  users: Set<number>;
   /** The running report cycle, so that cycles of one node never overlap. */
   cycle: Promise<void>;
 }
@@ -129,6 +129,7 @@ const tlsKey = readFileSync(plan.tls.key);
 const currentEmail = new Map<number, string>();
 const tokens = new Map<number, string>();
 const userNode = new Map<number, SimulatedNode>();
+const nodeById = new Map<string, SimulatedNode>();
 const timers: NodeJS.Timeout[] = [];
 let inFlight = 0;
 let stopping = false;
@@ -218,10 +219,12 @@ async function startNode(n: number, users: number[]): Promise<SimulatedNode> {
   });
   for (const g of users) currentEmail.set(g, sessionEmail(fleetUserId(g), 0));
   const node: SimulatedNode = {
-    ...{ n, id, host, core, state, sessions, reporter, server, service, users },
+    ...{ n, id, host, core, state, sessions, reporter, server, service },
+    users: new Set(users),
     cycle: Promise.resolve(),
   };
   for (const g of users) userNode.set(g, node);
+  nodeById.set(id, node);
   return node;
 }
 
@@ -272,9 +275,12 @@ function track(work: Promise<unknown>): void {
   void work.finally(() => running.delete(work));
 }
 
-/** A user's app reconnects: the routing list, then an admission at its node. */
+/**
+ * A user's app reconnects: the routing list, then an admission at a node of it: the node it was
+ * on when the list still has it, else one of the list's nodes that this worker runs.
+ */
 async function reconnect(g: number): Promise<void> {
-  const node = userNode.get(g)!;
+  const was = userNode.get(g)!;
   const headers = { authorization: `Bearer ${accessToken(g)}` };
   let started = now();
   const routing = await request(http.request, `${plan.serviceUrl}/nodes/routing`, {
@@ -285,8 +291,11 @@ async function reconnect(g: number): Promise<void> {
   record(ROUTES.routing, now() - started);
   samples.routingBytes = Math.max(samples.routingBytes, Buffer.byteLength(routing.text));
   const entries = JSON.parse(routing.text) as { node_id: string; session_token: string }[];
-  const entry = entries.find((each) => each.node_id === node.id);
-  if (!entry) return failed(ROUTES.routing, 'node missing');
+  const ours = entries.filter((each) => nodeById.has(each.node_id));
+  const entry =
+    ours.find((each) => each.node_id === was.id) ?? ours[Math.floor(Math.random() * ours.length)];
+  if (!entry) return failed(ROUTES.routing, 'no node of this worker listed');
+  const node = nodeById.get(entry.node_id)!;
   started = now();
   const body = JSON.stringify({ session_token: entry.session_token });
   const admitted = await request(
@@ -304,6 +313,12 @@ async function reconnect(g: number): Promise<void> {
   const userId = fleetUserId(g);
   const session = node.state.sessions.findLast((each) => each.userId === userId);
   if (session) currentEmail.set(g, session.email);
+  if (node !== was) {
+    // Its session on the old node carries nothing more and ends when idle, as on a real node.
+    was.users.delete(g);
+    node.users.add(g);
+    userNode.set(g, node);
+  }
 }
 
 async function me(g: number): Promise<void> {
