@@ -15,6 +15,7 @@ import { UserList0015 } from './0015-user-list';
 import { UsersFillfactor0016 } from './0016-users-fillfactor';
 import { StaffActions0017 } from './0017-staff-actions';
 import { NodeAgent0018 } from './0018-node-agent';
+import { RoutingVersion0019 } from './0019-routing-version';
 
 /** Every migration in order; the numbers in the file names are their order. */
 export const MIGRATIONS = [
@@ -35,4 +36,5 @@ export const MIGRATIONS = [
   UsersFillfactor0016,
   StaffActions0017,
   NodeAgent0018,
+  RoutingVersion0019,
 ];

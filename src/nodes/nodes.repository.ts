@@ -407,6 +407,20 @@ export class NodesRepository {
   }
 
   /**
+   * The count of changes to what `routingNodes` answers (migration 0019's trigger): equal counts,
+   * equal lists. Outside any transaction.
+   */
+  async routingVersion(): Promise<string> {
+    const [row] = await preparedRows<{ version: string }>(
+      this.dataSource,
+      'routing_version',
+      `SELECT version::text AS version FROM routing_version`,
+      [],
+    );
+    return row.version;
+  }
+
+  /**
    * The nodes a client may use (online, provisioned, with an agent to admit it), in name order,
    * outside any transaction.
    * Concurrent routing requests share one read (see `RoutingService`).

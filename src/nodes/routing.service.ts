@@ -75,6 +75,8 @@ export class RoutingService {
    * its deletion returned).
    */
   private readonly reads: BatchQueue<null, RoutingRead>;
+  /** The last list read, and the routing version it was read at (see `routingVersion`). */
+  private last: { version: string; read: RoutingRead } | null = null;
 
   constructor(
     private readonly nodes: NodesRepository,
@@ -84,12 +86,21 @@ export class RoutingService {
   ) {
     this.reads = sharedStatement<null, RoutingRead>(
       async (requests) => {
-        const nodes = await this.nodes.routingNodes();
-        const read = {
-          nodes,
-          targets: new TokenTargets(nodes.map((node) => node.id)),
-          nodeHashes: Uint32Array.from(nodes, (node) => idHash(node.id)),
-        };
+        // The count first: a change that commits between the two reads is in the list, and the
+        // next request, seeing a newer count, reads the list again.
+        const version = await this.nodes.routingVersion();
+        if (this.last?.version !== version) {
+          const nodes = await this.nodes.routingNodes();
+          this.last = {
+            version,
+            read: {
+              nodes,
+              targets: new TokenTargets(nodes.map((node) => node.id)),
+              nodeHashes: Uint32Array.from(nodes, (node) => idHash(node.id)),
+            },
+          };
+        }
+        const { read } = this.last;
         return requests.map(() => read);
       },
       'too many requests waiting, retry shortly',
