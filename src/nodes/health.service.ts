@@ -26,6 +26,14 @@ export function probeTcp(host: string, port: number, timeoutMs: number): Promise
   });
 }
 
+/**
+ * The share of the period a round's probes are spread over. With probes of at most half the
+ * period (the timeout's bound) a round ends within three quarters of it.
+ */
+export const HEALTH_SPREAD = 0.25;
+/** And over 15 s at most, well inside the job's time bound (JOBS.nodeHealth, 60 s). */
+export const HEALTH_SPREAD_MAX_MS = 15_000;
+
 /** Probes at once at most, whatever the fleet: each holds a socket (a file descriptor). */
 export const HEALTH_PROBES_MAX = 1_000;
 
@@ -33,6 +41,8 @@ export const HEALTH_PROBES_MAX = 1_000;
  * How many probes run at once: NODE_HEALTH_CONCURRENCY, raised for a large fleet so that a round
  * in which every probe waits its whole timeout (a data centre gone) still ends within half the
  * period. 5,000 nodes at 3 s per probe and 60 s per period: 500 at once, not 50 (300 s a round).
+ * The probes' starts are spread over `HEALTH_SPREAD` of the period, so that many run at once only
+ * while they wait for timeouts.
  */
 export function healthConcurrency(
   targets: number,
@@ -46,7 +56,7 @@ export function healthConcurrency(
 
 /**
  * The health check of every node: a TCP connection to its tunnel port, `healthConcurrency` at a
- * time, then one statement for all results. It only records `online`/`offline`; it never
+ * time, their starts spread over a quarter of the period, then one statement for all results. It only records `online`/`offline`; it never
  * restarts a node.
  */
 @Injectable()
@@ -92,10 +102,20 @@ export class HealthService {
       this.settings.nodeHealthTimeoutMs,
       Math.max(100, this.settings.nodeHealthIntervalS * 500),
     );
+    // Probe i starts no sooner than i × spacing into the round: thousands of connections opened
+    // in one burst held the event loop for a second and every request waited behind them.
+    const spreadMs = Math.min(
+      this.settings.nodeHealthIntervalS * 1000 * HEALTH_SPREAD,
+      HEALTH_SPREAD_MAX_MS,
+    );
+    const spacingMs = spreadMs / targets.length;
+    const started = Date.now();
     let next = 0;
     const worker = async (): Promise<void> => {
       while (next < targets.length) {
         const index = next++;
+        const due = started + index * spacingMs - Date.now();
+        if (due >= 1) await new Promise((resolve) => setTimeout(resolve, due));
         const target = targets[index];
         statuses[index] = (await probeTcp(target.host, target.port, timeoutMs))
           ? 'online'
