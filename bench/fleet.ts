@@ -209,6 +209,8 @@ async function run(scale: FleetScale, minutes: number): Promise<RunResult> {
       NODE_PRIVATE_HOSTS_ALLOWED: 'true',
       ACCESS_TOKEN_TTL_S: String(ACCESS_TOKEN_TTL_S),
       ROUTING_NODES_MAX,
+      // BENCH_FLEET_SERVICE_ENV='{"NAME":"value"}': settings of the service to try.
+      ...(JSON.parse(process.env.BENCH_FLEET_SERVICE_ENV ?? '{}') as Record<string, string>),
     },
   });
   let workers: Workers | null = null;
