@@ -413,7 +413,6 @@ export class NodesRepository {
   async routingVersion(): Promise<string> {
     const [row] = await preparedRows<{ version: string }>(
       this.dataSource,
-      'routing_version',
       `SELECT version::text AS version FROM routing_version`,
       [],
     );
