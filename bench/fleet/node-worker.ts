@@ -139,6 +139,8 @@ const serviceAgent = new http.Agent({ keepAlive: true, maxSockets: 64 });
 const admissionAgent = new https.Agent({
   keepAlive: true,
   maxSockets: 64,
+  // Below the admission server's 5 s keep-alive: a socket it is closing is never reused.
+  timeout: 4_000,
   ca: plan.tls.certPem,
   // The certificate is pinned by the routing entry's SHA-256, not by a host name.
   checkServerIdentity: () => undefined,
