@@ -264,7 +264,7 @@ async function run(scale: FleetScale, minutes: number): Promise<RunResult> {
     const total = empty();
     const problems: string[] = [];
     say(
-      '| min | req/s | reports/s | p50 / p99 ms by route | service CPU | PostgreSQL CPU | harness CPU | service RSS MiB | health probes | slowest job |',
+      '| min | service req/s | reports/s | p50 / p99 ms by route | service CPU | PostgreSQL CPU | harness CPU | service RSS MiB | health probes | slowest job |',
     );
     say('|---|---|---|---|---|---|---|---|---|---|');
     for (let minute = 1; minute <= minutes; minute += 1) {
@@ -287,7 +287,10 @@ async function run(scale: FleetScale, minutes: number): Promise<RunResult> {
       merge(total, minuteSamples);
       total.carried = carried;
       const share = (us: number): string => `${((us / (elapsedUs * CORES)) * 100).toFixed(0)}%`;
-      const requests = Object.values(minuteSamples.latencies).reduce((n, l) => n + l.length, 0);
+      // The service's requests: the admissions are the nodes' own route.
+      const requests = Object.entries(minuteSamples.latencies)
+        .filter(([route]) => route !== ROUTES.admission)
+        .reduce((n, [, l]) => n + l.length, 0);
       const reports = minuteSamples.latencies[ROUTES.traffic]?.length ?? 0;
       const routes = Object.entries(minuteSamples.latencies)
         .map(([route, values]) => {
