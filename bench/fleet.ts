@@ -11,10 +11,11 @@
  * every node's loopback address, so the service's health check probes them all every period.
  *
  * After a warm-up period, it prints per minute: requests and reports per second, p50/p99 per route,
- * the service's and PostgreSQL's CPU (% of the machine), the service's memory, how many nodes the
- * health check reached and the slowest background job; at the end, whether every byte the nodes'
- * cores carried was counted exactly once, and whether the run held (p99 under 100 ms on every
- * route, every report answered within its period, no 5xx, resident memory under 250 MB).
+ * the CPU of the service, PostgreSQL and the harness (% of the machine), the service's memory, how
+ * many nodes the health check reached and the service has online, and the slowest background job;
+ * at the end, whether every byte the nodes' cores carried was counted exactly once, and whether the
+ * run held (p99 under 100 ms on every service route, every report answered within its period, every
+ * node probed, no 5xx, resident memory under 250 MB).
  *
  * `--find-limit`: runs of BENCH_FLEET_MINUTES (1 by default there), from the given fleet upwards
  * by half again each time, until one does not hold; prints the largest fleet that held.
