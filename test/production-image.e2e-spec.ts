@@ -390,7 +390,7 @@ describe('the production image, laid out without an engine', () => {
       // Every attempt left its per-username record, in PostgreSQL.
       const [{ n }] = await query<{ n: number }>(
         db.url,
-        `SELECT count(*)::int AS n FROM throttle_hits WHERE key LIKE 'username:%'`,
+        `SELECT count(*)::int AS n FROM throttle_hits WHERE key LIKE 'staff-login:StaffLoginUsername:%'`,
       );
       expect(n).toBe(sent);
     } finally {
