@@ -13,7 +13,7 @@ import { tonTransaction } from './fakes/toncenter';
 import { startTestApp, type TestApp } from './harness/app';
 import { createTestDatabase, type TestDatabase } from './harness/database';
 import { newUser, type TestUser } from './harness/factories';
-import { createNode, subscribedUser } from './harness/nodes';
+import { createNode, subscribedUser, tcpListener } from './harness/nodes';
 import { type PgBouncer, startPgBouncer } from './harness/pgbouncer';
 import { freePort } from './harness/processes';
 import { spawnService, stopService } from './harness/service-process';
@@ -52,6 +52,7 @@ describe('behind PgBouncer in transaction mode', () => {
     return { status: response.status, body: text ? (JSON.parse(text) as unknown) : null };
   };
   const on = (i: number) => instances[i % instances.length];
+  let tunnel: Awaited<ReturnType<typeof tcpListener>> | undefined;
 
   beforeAll(async () => {
     database = await createTestDatabase();
@@ -82,6 +83,7 @@ describe('behind PgBouncer in transaction mode', () => {
     owner = await newUser(world.t, 'owner');
   });
   afterAll(async () => {
+    await tunnel?.close();
     await direct?.end();
     await instances?.[1]?.close();
     await world?.close();
@@ -131,7 +133,10 @@ describe('behind PgBouncer in transaction mode', () => {
   });
 
   it('routes, validates a token once and applies a traffic report once', async () => {
-    const node = await createNode(world.t, owner);
+    // A tunnel port that answers: the instances' health check, whenever its round comes, finds
+    // the node online as the UPDATE below says it is.
+    tunnel = await tcpListener();
+    const node = await createNode(world.t, owner, { tunnel_port: tunnel.port });
     await direct.query(
       `UPDATE nodes SET status = 'online', provision_state = 'ready' WHERE id = $1`,
       [node.id],
