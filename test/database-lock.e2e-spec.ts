@@ -115,7 +115,7 @@ describe('a table locked by another connection', () => {
     const peakWhileLocked = inFlightPeak;
     await locker.query('ROLLBACK');
     const released = Date.now();
-    await sleep(3_000);
+    await sleep(4_000);
     loading = false;
     await Promise.all(load);
     const answers = await Promise.all(pending);
@@ -143,8 +143,9 @@ describe('a table locked by another connection', () => {
     expect(peakBefore).toBeLessThan(perSecond);
     expect(peakWhileLocked).toBeLessThanOrEqual(perSecond * (DEADLINE_MS / 1000) * 1.2);
 
-    // Served normally within seconds of the release.
-    const afterRelease = answers.filter((a) => a.startedAt > released + 1_000);
+    // Served normally within seconds of the release (the backlog that waited on the lock drains
+    // first; on a loaded machine that takes more than a second).
+    const afterRelease = answers.filter((a) => a.startedAt > released + 2_000);
     expect(afterRelease.length).toBeGreaterThan(perSecond / 2);
     expect(afterRelease.filter((a) => a.status >= 300)).toEqual([]);
 
