@@ -7,10 +7,11 @@ import type { Server } from 'node:http';
 import type express from 'express';
 import { Logger, PinoLogger } from 'nestjs-pino';
 import { AllExceptionsFilter } from './common/all-exceptions.filter';
-import { bodyParsing } from './common/body-parsing';
+import { bodyParsing, sizeInBytes } from './common/body-parsing';
 import { quietWiring } from './common/logging';
-import { nodeSecretHash } from './nodes/node-credentials';
-import { NodeSecretLookup } from './nodes/node-secret-lookup';
+import { InternalCallers } from './nodes/internal-callers';
+import { InternalController } from './internal/internal.controller';
+import { validateLane } from './internal/validate-lane';
 import { refuseClientErrors, requestLog } from './common/request-id';
 import { guardBodilessRoutes } from './common/no-body.guard';
 import { securityHeaders } from './common/security-headers';
@@ -56,12 +57,20 @@ export async function createApp(options: AppModuleOptions): Promise<NestExpressA
   // Answers are per user (sessions, money): never cached by browsers or proxies, no ETag revalidation.
   app.set('etag', false);
   app.use(securityHeaders());
+  const callers = app.get(InternalCallers);
+  app.use(
+    validateLane({
+      bodyLimit: sizeInBytes(settings.bodyLimit),
+      validation: createValidationPipe(),
+      callers,
+      controller: app.get(InternalController),
+    }),
+  );
   app.use(cookieParser());
   // A node's traffic report (up to 10,000 entries) is a large body: its own secret allows one too.
-  const nodeSecrets = app.get(NodeSecretLookup);
-  const isNodeSecret = async (secret: string): Promise<boolean> =>
-    (await nodeSecrets.nodeOf(nodeSecretHash(secret))) !== null;
-  for (const handler of bodyParsing(settings, isNodeSecret)) app.use(handler);
+  const isInternalCaller = async (secret: string): Promise<boolean> =>
+    (await callers.speaksFor(secret)) !== null;
+  for (const handler of bodyParsing(settings, isInternalCaller)) app.use(handler);
   app.enableCors({
     origin: (origin, callback) =>
       callback(null, origin !== undefined && settings.corsOrigins.includes(origin)),

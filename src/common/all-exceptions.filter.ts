@@ -27,67 +27,73 @@ const CODE_BY_STATUS: Record<number, ErrorCode> = {
 /** Gives every error the contract's body; logs the unexpected with the request id, reveals nothing. */
 @Catch()
 export class AllExceptionsFilter implements ExceptionFilter {
-  private readonly logger = new Logger('Errors');
-
   catch(exception: unknown, host: ArgumentsHost): void {
     const http = host.switchToHttp();
-    const request = http.getRequest<Request & { id?: string }>();
-    const response = http.getResponse<Response>();
-    if (response.headersSent) return;
+    answerError(exception, http.getRequest<Request>(), http.getResponse<Response>());
+  }
+}
 
-    if (exception instanceof RawResponseException) {
-      response.status(exception.getStatus()).json(exception.getResponse());
-      return;
-    }
-    // Every refusal names its request, as in X-Request-Id and its access-log line.
-    const requestId = String(request.id ?? 'unknown');
-    if (exception instanceof AppError) {
-      for (const [name, value] of Object.entries(exception.headers ?? {}))
-        response.setHeader(name, value);
-      response.status(exception.status).json(
-        errorBody(exception.status, exception.code, exception.message, {
-          details: exception.details,
+const logger = new Logger('Errors');
+
+/**
+ * Answers an error in the contract's body, with its request id: the exception filter's answer, and
+ * that of routes answered before Nest's pipeline (the agents' validate lane).
+ */
+export function answerError(exception: unknown, request: Request, response: Response): void {
+  if (response.headersSent) return;
+
+  if (exception instanceof RawResponseException) {
+    response.status(exception.getStatus()).json(exception.getResponse());
+    return;
+  }
+  // Every refusal names its request, as in X-Request-Id and its access-log line.
+  const requestId = String((request as { id?: string }).id ?? 'unknown');
+  if (exception instanceof AppError) {
+    for (const [name, value] of Object.entries(exception.headers ?? {}))
+      response.setHeader(name, value);
+    response.status(exception.status).json(
+      errorBody(exception.status, exception.code, exception.message, {
+        details: exception.details,
+        request_id: requestId,
+      }),
+    );
+    return;
+  }
+  if (exception instanceof HttpException && exception.getStatus() < 500) {
+    const status = exception.getStatus();
+    const code = CODE_BY_STATUS[status] ?? 'CONFLICT';
+    response
+      .status(status)
+      .json(errorBody(status, code, messageOf(exception, request), { request_id: requestId }));
+    return;
+  }
+
+  if (isDatabaseUnavailable(exception)) {
+    // Expected while PostgreSQL restarts: the pool reconnects by itself; the client may retry.
+    logger.warn(
+      {
+        err: { message: String((exception as { message?: unknown }).message) },
+        request_id: requestId,
+      },
+      `database unavailable on ${request.method} ${loggablePath(request.path)}`,
+    );
+    response
+      .status(503)
+      .setHeader('Retry-After', '5')
+      .json(
+        errorBody(503, 'UPSTREAM_UNAVAILABLE', 'database unavailable, try again shortly', {
           request_id: requestId,
         }),
       );
-      return;
-    }
-    if (exception instanceof HttpException && exception.getStatus() < 500) {
-      const status = exception.getStatus();
-      const code = CODE_BY_STATUS[status] ?? 'CONFLICT';
-      response
-        .status(status)
-        .json(errorBody(status, code, messageOf(exception, request), { request_id: requestId }));
-      return;
-    }
-
-    if (isDatabaseUnavailable(exception)) {
-      // Expected while PostgreSQL restarts: the pool reconnects by itself; the client may retry.
-      this.logger.warn(
-        {
-          err: { message: String((exception as { message?: unknown }).message) },
-          request_id: requestId,
-        },
-        `database unavailable on ${request.method} ${loggablePath(request.path)}`,
-      );
-      response
-        .status(503)
-        .setHeader('Retry-After', '5')
-        .json(
-          errorBody(503, 'UPSTREAM_UNAVAILABLE', 'database unavailable, try again shortly', {
-            request_id: requestId,
-          }),
-        );
-      return;
-    }
-    this.logger.error(
-      { err: loggable(exception), request_id: requestId },
-      `unexpected error on ${request.method} ${loggablePath(request.path)}`,
-    );
-    response
-      .status(500)
-      .json(errorBody(500, 'INTERNAL', 'internal error', { request_id: requestId }));
+    return;
   }
+  logger.error(
+    { err: loggable(exception), request_id: requestId },
+    `unexpected error on ${request.method} ${loggablePath(request.path)}`,
+  );
+  response
+    .status(500)
+    .json(errorBody(500, 'INTERNAL', 'internal error', { request_id: requestId }));
 }
 
 function messageOf(exception: HttpException, request: Request): string {

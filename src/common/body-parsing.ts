@@ -8,13 +8,12 @@ import type { Settings } from '../config/settings';
 import { ByteBudget } from './byte-budget';
 import { errorBody } from './error-body';
 import { MAX_INPUT_ENTRIES, rejectHostileInput } from './hostile-input';
-import { secretsEqual } from './secrets';
 
 /**
  * Routes that take a large body, with their own byte limit (BODY_LIMIT_LARGE) and entry budget: a
  * node's traffic report of 10,000 entries (about 1 MB). Every other route takes a few hundred bytes.
- * Only callers holding the internal secret or a node's own secret (`isNodeSecret`) get them; anyone
- * else gets the usual limits (and then the guard's 401).
+ * Only callers holding the internal secret or a node's own secret (`isInternalCaller`) get them;
+ * anyone else gets the usual limits (and then the guard's 401).
  */
 export const LARGE_BODY_ROUTES: readonly string[] = ['/api/v1/internal/traffic'];
 /** Keys and elements of a large body: 10,000 report entries of a few fields each. */
@@ -27,26 +26,18 @@ export const MAX_LARGE_INPUT_ENTRIES = 100_000;
  */
 export function bodyParsing(
   settings: Settings,
-  isNodeSecret: (secret: string) => Promise<boolean> = () => Promise.resolve(false),
+  isInternalCaller: (secret: string) => Promise<boolean>,
 ): (RequestHandler | ErrorRequestHandler)[] {
-  const parser = (limit: string): RequestHandler =>
-    express.json({
-      limit,
-      strict: true,
-      inflate: false,
-      type: ['application/json', 'application/*+json'],
-    });
   const mayBeLarge = async (request: Request): Promise<boolean> => {
     if (!LARGE_BODY_ROUTES.includes(request.path)) return false;
     const given = request.header('x-internal-secret');
-    if (given === undefined) return false;
-    return secretsEqual(given, settings.internalSecret) || (await isNodeSecret(given));
+    return given !== undefined && (await isInternalCaller(given));
   };
   /** Decided once per request by `parse`, before the body is read. */
   const large = new WeakSet<Request>();
   const isLarge = (request: Request): boolean => large.has(request);
-  const small = parser(settings.bodyLimit);
-  const largeParser = parser(settings.bodyLimitLarge);
+  const small = jsonBody(settings.bodyLimit);
+  const largeParser = jsonBody(settings.bodyLimitLarge);
   const smallBytes = sizeInBytes(settings.bodyLimit);
   const largeBytes = sizeInBytes(settings.bodyLimitLarge);
   // A burst of 50 full reports read and parsed at once took about 45 MiB more resident memory.
@@ -76,6 +67,16 @@ export function bodyParsing(
       isLarge(request) ? MAX_LARGE_INPUT_ENTRIES : MAX_INPUT_ENTRIES,
     ),
   ];
+}
+
+/** Reads and parses a JSON body of at most `limit` (as BODY_LIMIT writes it); errors go to `next`. */
+export function jsonBody(limit: string): RequestHandler {
+  return express.json({
+    limit,
+    strict: true,
+    inflate: false,
+    type: ['application/json', 'application/*+json'],
+  });
 }
 
 /** Bytes of a size as BODY_LIMIT writes it (validated in settings.ts): `512`, `64kb`, `2mb`. */

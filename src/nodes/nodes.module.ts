@@ -8,6 +8,7 @@ import { HealthService } from './health.service';
 import { NodeShell, SshNodeShell } from './node-shell';
 import { AdminNodesController, RoutingController } from './nodes.controller';
 import { NodeJobs } from './nodes.jobs';
+import { InternalCallers } from './internal-callers';
 import { NodeSecretLookup } from './node-secret-lookup';
 import { NodesRepository } from './nodes.repository';
 import { NodeHosts } from './node-hosts';
@@ -28,6 +29,7 @@ import { SessionTokens } from './session-token';
     HealthService,
     NodeJobs,
     NodeSecretLookup,
+    InternalCallers,
     { provide: NodeShell, useClass: SshNodeShell },
     {
       provide: SecretBox,
@@ -42,6 +44,13 @@ import { SessionTokens } from './session-token';
     },
   ],
   // The agents' internal routes validate session tokens, read nodes and know the nodes' secrets.
-  exports: [SessionTokens, NodesRepository, HealthService, ProvisioningService, NodeSecretLookup],
+  exports: [
+    SessionTokens,
+    NodesRepository,
+    HealthService,
+    ProvisioningService,
+    NodeSecretLookup,
+    InternalCallers,
+  ],
 })
 export class NodesModule {}

@@ -1,19 +1,9 @@
-import {
-  type CanActivate,
-  type ExecutionContext,
-  Inject,
-  Injectable,
-  SetMetadata,
-} from '@nestjs/common';
+import { type CanActivate, type ExecutionContext, Injectable, SetMetadata } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { timingSafeEqual } from 'node:crypto';
 import type { Request } from 'express';
-import { type Settings } from '../../config/settings';
-import { SETTINGS } from '../../config/settings.module';
-import { NodeSecretLookup } from '../../nodes/node-secret-lookup';
+import { EVERY_NODE, InternalCallers } from '../../nodes/internal-callers';
 import { AppError } from '../errors';
 import { DocumentedGuard } from '../openapi/answers';
-import { sha256 } from '../secrets';
 import { canonicalUuid } from '../uuid';
 
 export const ANY_NODE = 'internal:any-node';
@@ -30,26 +20,16 @@ export const AnyNode = (): MethodDecorator => SetMetadata(ANY_NODE, true);
 @Injectable()
 @DocumentedGuard({ schemes: ['internal'], errors: ['INTERNAL_SECRET_INVALID', 'FORBIDDEN'] })
 export class InternalSecretGuard implements CanActivate {
-  private readonly internalDigest: Buffer;
-
   constructor(
     private readonly reflector: Reflector,
-    private readonly nodeSecrets: NodeSecretLookup,
-    @Inject(SETTINGS) settings: Settings,
-  ) {
-    this.internalDigest = sha256(settings.internalSecret);
-  }
+    private readonly callers: InternalCallers,
+  ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const request = context.switchToHttp().getRequest<Request>();
-    const given = request.header('x-internal-secret');
-    if (!given) throw invalid();
-    // One hash serves both: compared in constant time with INTERNAL_SECRET's (equal lengths, so
-    // neither secret's length leaks), then the key a node's secret is found by.
-    const digest = sha256(given);
-    if (timingSafeEqual(digest, this.internalDigest)) return true;
-    const nodeId = await this.nodeSecrets.nodeOf(digest.toString('hex'));
+    const nodeId = await this.callers.speaksFor(request.header('x-internal-secret'));
     if (nodeId === null) throw invalid();
+    if (nodeId === EVERY_NODE) return true;
     const anyNode = this.reflector.getAllAndOverride<boolean>(ANY_NODE, [
       context.getHandler(),
       context.getClass(),

@@ -1,0 +1,109 @@
+import type { ValidationPipe } from '@nestjs/common';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import getRawBody from 'raw-body';
+import { answerError } from '../common/all-exceptions.filter';
+import { hostileInputProblem } from '../common/hostile-input';
+import { canonicalUuid } from '../common/uuid';
+import { EVERY_NODE, type InternalCallers } from '../nodes/internal-callers';
+import { ValidateTokenRequest } from './dto/internal.dto';
+import type { InternalController } from './internal.controller';
+
+/** The one route the lane answers, as Nest registers it. */
+export const VALIDATE_PATH = '/api/v1/internal/validate';
+
+/** The content types the lane reads; any other (a charset named, say) goes the general way. */
+const PLAIN_JSON = /^application\/json(?:;\s*charset=utf-8)?$/i;
+
+export interface ValidateLaneParts {
+  /** BODY_LIMIT in bytes. */
+  bodyLimit: number;
+  /** The application's validation pipe: the same rules as the route's `@Body()`. */
+  validation: ValidationPipe;
+  callers: InternalCallers;
+  controller: InternalController;
+}
+
+/**
+ * POST /internal/validate, the call behind every tunnel connection a node admits, answered right
+ * after the middlewares every request passes (request id and log line, metrics, drain, security
+ * headers), instead of going through the body parser, through cookies, CORS, the web app and Nest's router,
+ * guards and pipes: on a 2-core machine those cost three quarters of the route's CPU
+ * (bench/RESULTS.md, issue 28).
+ *
+ * Only a request the route would accept is answered here: a node speaking for itself (or
+ * INTERNAL_SECRET), a body that passes the hostile-input check and the route's own validation
+ * pipe, no `Origin` (CORS and the origin check then have nothing to do). Every other request, once
+ * its body is read, goes on to the general pipeline, which refuses it exactly as before. The answer
+ * is the controller's own method's, and errors are answered by the exception filter's code.
+ */
+export function validateLane(parts: ValidateLaneParts): RequestHandler {
+  const { bodyLimit, validation, callers, controller } = parts;
+  const answer = async (request: Request, response: Response, next: NextFunction) => {
+    const body: unknown = request.body;
+    if (hostileInputProblem(body) !== null) return next();
+    let input: ValidateTokenRequest;
+    try {
+      input = (await validation.transform(body, {
+        type: 'body',
+        metatype: ValidateTokenRequest,
+      })) as ValidateTokenRequest;
+    } catch {
+      return next();
+    }
+    const speaksFor = await callers.speaksFor(request.header('x-internal-secret'));
+    if (speaksFor !== EVERY_NODE && speaksFor !== canonicalUuid(input.node_id)) return next();
+    // The route template, as the HTTP metrics label it.
+    (request as { route?: unknown }).route = { path: VALIDATE_PATH };
+    response.status(200).json(await controller.validate(input));
+  };
+  return (request, response, next) => {
+    if (!takes(request, bodyLimit)) return next();
+    const length = Number(request.headers['content-length']);
+    getRawBody(request, { length, limit: bodyLimit, encoding: 'utf-8' }, (error, text) => {
+      // raw-body's errors are the body parser's own (it reads with raw-body): refused alike.
+      if (error) return next(error);
+      const body = parseStrictJson(text);
+      if (body === undefined) return next(JSON_PARSE_FAILED);
+      request.body = body;
+      answer(request, response, next).catch((failure: unknown) =>
+        answerError(failure, request, response),
+      );
+    });
+  };
+}
+
+/** How the body parser reports malformed JSON, so that the same refusal answers it. */
+const JSON_PARSE_FAILED = Object.freeze({ type: 'entity.parse.failed', status: 400 });
+
+/**
+ * A JSON object or array, as the body parser's strict mode takes it; undefined for anything else
+ * (then refused as malformed, as the body parser would).
+ */
+function parseStrictJson(text: string): unknown {
+  const first = text.trimStart()[0];
+  if (first !== '{' && first !== '[') return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A request the lane reads: the route, plain JSON of a declared length within the limit (a larger
+ * one is refused up front by the general pipeline), not compressed, not from a browser.
+ */
+function takes(request: Request, bodyLimit: number): boolean {
+  const { headers } = request;
+  const length = Number(headers['content-length']);
+  return (
+    request.method === 'POST' &&
+    request.url === VALIDATE_PATH &&
+    headers.origin === undefined &&
+    headers['content-encoding'] === undefined &&
+    headers['transfer-encoding'] === undefined &&
+    length > 0 &&
+    length <= bodyLimit &&
+    PLAIN_JSON.test(headers['content-type'] ?? '')
+  );
+}

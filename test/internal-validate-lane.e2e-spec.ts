@@ -1,0 +1,121 @@
+import type { Response } from 'supertest';
+import { SessionTokens } from '../src/nodes/session-token';
+import { startTestApp, type TestApp } from './harness/app';
+import { newUser } from './harness/factories';
+import { createNode, nodeSecret, subscribedUser } from './harness/nodes';
+
+/**
+ * POST /internal/validate is answered by a lane in front of the general pipeline when its request
+ * is plain JSON (`application/json`); `application/vnd.agent+json`, which the body parser reads
+ * too, goes the general way. Every request, good or bad, must be answered the same either way.
+ */
+describe('internal: the validate lane answers as the general pipeline does', () => {
+  const LANE = 'application/json';
+  const GENERAL = 'application/vnd.agent+json';
+  let t: TestApp;
+  let nodeA: string;
+  let secretA: string;
+  let secretB: string;
+  let userId: string;
+
+  beforeAll(async () => {
+    t = await startTestApp({ BODY_LIMIT: '2kb' });
+    const owner = await newUser(t, 'owner');
+    nodeA = (await createNode(t, owner, { name: 'a' })).id;
+    const nodeB = (await createNode(t, owner, { name: 'b' })).id;
+    secretA = await nodeSecret(t, nodeA);
+    secretB = await nodeSecret(t, nodeB);
+    userId = (await subscribedUser(t)).user.id;
+  });
+  afterAll(() => t.close());
+
+  const freshToken = (): string =>
+    t.app.get(SessionTokens).issue(userId, nodeA, Math.floor(Date.now() / 1000) + 60);
+
+  async function send(type: string, body: string, secret: string | null): Promise<Response> {
+    const request = t.http().post('/api/v1/internal/validate').set('Content-Type', type);
+    if (secret !== null) request.set('X-Internal-Secret', secret);
+    return request.send(body);
+  }
+
+  /** What a client can tell of an answer: status, the headers it acts on, the body. */
+  function seen(response: Response) {
+    const body = { ...(response.body as Record<string, unknown>) };
+    expect(body.request_id ?? response.headers['x-request-id']).toBe(
+      response.headers['x-request-id'],
+    );
+    delete body.request_id;
+    return {
+      status: response.status,
+      type: response.headers['content-type'] as string,
+      cache: response.headers['cache-control'] as string,
+      nosniff: response.headers['x-content-type-options'] as string,
+      connection: response.headers.connection as string,
+      body,
+    };
+  }
+
+  const cases: [name: string, body: () => string, secret: () => string | null][] = [
+    ['a fresh token', () => JSON.stringify({ token: freshToken(), node_id: nodeA }), () => secretA],
+    [
+      'the node id in capitals, INTERNAL_SECRET',
+      () => JSON.stringify({ token: freshToken(), node_id: nodeA.toUpperCase() }),
+      () => t.settings.internalSecret,
+    ],
+    ['a bad token', () => JSON.stringify({ token: 'garbage', node_id: nodeA }), () => secretA],
+    ['malformed JSON', () => '{"token": ', () => secretA],
+    ['a bare number', () => '5', () => secretA],
+    ['an array', () => '[]', () => secretA],
+    ['only spaces', () => '   ', () => secretA],
+    ['a missing field', () => JSON.stringify({ token: freshToken() }), () => secretA],
+    [
+      'an unknown field',
+      () => JSON.stringify({ token: freshToken(), node_id: nodeA, extra: 1 }),
+      () => secretA,
+    ],
+    [
+      'a node id that is no UUID',
+      () => JSON.stringify({ token: 'x', node_id: 'a' }),
+      () => secretA,
+    ],
+    [
+      'a NUL in the token',
+      () => JSON.stringify({ token: 'a\u0000b', node_id: nodeA }),
+      () => secretA,
+    ],
+    ['a __proto__ key', () => `{"token":"x","node_id":"${nodeA}","__proto__":{}}`, () => secretA],
+    ['a token as a number', () => JSON.stringify({ token: 1, node_id: nodeA }), () => secretA],
+    [
+      'another node speaking',
+      () => JSON.stringify({ token: freshToken(), node_id: nodeA }),
+      () => secretB,
+    ],
+    ['a wrong secret', () => JSON.stringify({ token: freshToken(), node_id: nodeA }), () => 'nope'],
+    ['no secret', () => JSON.stringify({ token: freshToken(), node_id: nodeA }), () => null],
+    [
+      'a body over BODY_LIMIT',
+      () => JSON.stringify({ token: 'x'.repeat(3000), node_id: nodeA }),
+      () => secretA,
+    ],
+  ];
+
+  it.each(cases)('%s', async (_name, body, secret) => {
+    const lane = seen(await send(LANE, body(), secret()));
+    const general = seen(await send(GENERAL, body(), secret()));
+    expect(lane).toEqual(general);
+    expect(lane.type).toBe('application/json; charset=utf-8');
+  });
+
+  it('a token is spent once whichever way it comes', async () => {
+    const body = JSON.stringify({ token: freshToken(), node_id: nodeA });
+    const answers = await Promise.all([
+      send(LANE, body, secretA),
+      send(GENERAL, body, secretA),
+      send(LANE, body, secretA),
+      send(GENERAL, body, secretA),
+    ]);
+    const valid = answers.filter((answer) => (answer.body as { valid?: boolean }).valid === true);
+    expect(valid).toHaveLength(1);
+    for (const answer of answers) expect(answer.status).toBe(200);
+  });
+});
