@@ -1,7 +1,7 @@
 /**
  * `npm run bench:fleet`: how big a business one machine carries with everything happening at
  * once. The built service runs as an operator runs it (lib/fixture.ts: its own process,
- * NODE_ENV=production, embedded PostgreSQL), with a bulk-loaded fleet (fleet/bulk-load.ts):
+ * NODE_ENV=production, embedded PostgreSQL or scratch databases on DATABASE_URL's server), with a bulk-loaded fleet (fleet/bulk-load.ts):
  * BENCH_FLEET_USERS accounts (1,000,000) with running subscriptions, BENCH_FLEET_NODES nodes
  * (5,000) registered and provisioned. 20% of the accounts are online, spread over the nodes, which
  * run the agent's own modules in BENCH_FLEET_WORKERS worker processes (fleet/node-worker.ts). Per

@@ -1,6 +1,7 @@
 /**
  * What the hot-path benchmarks run against: one throw-away embedded PostgreSQL with two scratch
- * databases, the built service (`node dist/main.js`) as an operator runs it (NODE_ENV=production,
+ * databases (or, with DATABASE_URL set, two scratch databases created on that server and dropped
+ * at the end: its role needs CREATEDB, and its own database is never touched), the built service (`node dist/main.js`) as an operator runs it (NODE_ENV=production,
  * the default LOG_LEVEL, its log lines written to a file) and the reference server
  * `bench/reference/baseline-b.mjs`, each in its own process. Everything is deleted on close.
  * BENCH_POOLER=pgbouncer puts a real PgBouncer in transaction mode (BENCH_PGBOUNCER_POOL server
@@ -17,12 +18,13 @@ import {
   rmSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { Client } from 'pg';
 import { startEmbeddedPostgres } from '../../src/database/embedded-postgres';
 import { imageEnvironment } from '../../scripts/lib/image-env';
 import { type PgBouncer, startPgBouncer } from '../../test/harness/pgbouncer';
 import { freePort } from './load';
+import { parentOf } from './processes';
 
 const ROOT = resolve(__dirname, '..', '..');
 export const BASELINE_B = resolve(ROOT, 'bench', 'reference', 'baseline-b.mjs');
@@ -71,22 +73,19 @@ export async function startFixture(
   if (!existsSync(BASELINE_B)) throw new Error(`the reference server is missing: ${BASELINE_B}`);
   const dir = mkdtempSync(join(tmpdir(), 'bench-'));
   chmodSync(dir, 0o755); // as root the server runs as `postgres`, which must reach the folder
-  const pg = await startEmbeddedPostgres({
-    dir,
-    persistent: false,
-    flags: [
-      ...['-c', 'max_connections=200'],
-      ...(options.postgresFlags ?? []),
-      ...(options.statements
-        ? [
-            '-c',
-            'shared_preload_libraries=pg_stat_statements',
-            '-c',
-            'pg_stat_statements.track_planning=on',
-          ]
-        : []),
-    ],
-  });
+  const external = process.env.DATABASE_URL;
+  const flags = [
+    ...['-c', 'max_connections=200'],
+    ...(options.postgresFlags ?? []),
+    ...(options.statements ? ['-c', 'shared_preload_libraries=pg_stat_statements'] : []),
+    ...(options.statements ? ['-c', 'pg_stat_statements.track_planning=on'] : []),
+  ];
+  const pg = external ? await scratchDatabases(external, dir) : await embeddedDatabases(dir, flags);
+  if (external && (options.postgresFlags?.length || options.statements)) {
+    process.stdout.write(
+      `DATABASE_URL is set: the server's own settings apply, not ${flags.slice(2).join(' ')}\n`,
+    );
+  }
   const children: ChildProcess[] = [];
   let bouncer: PgBouncer | undefined;
   const close = async (): Promise<void> => {
@@ -96,15 +95,8 @@ export async function startFixture(
     rmSync(dir, { recursive: true, force: true });
   };
   try {
-    const postmasterPid = Number(
-      readFileSync(join(pg.clusterDir, 'postmaster.pid'), 'utf8').split('\n')[0],
-    );
-    const admin = new Client({ connectionString: pg.url });
-    await admin.connect();
-    await admin.query('CREATE DATABASE bench_service');
-    await admin.query('CREATE DATABASE bench_b');
-    await admin.end();
-    const serviceDatabaseUrl = pg.url.replace(/\/app$/, '/bench_service');
+    const postmasterPid = await pg.postmasterPid();
+    const serviceDatabaseUrl = pg.databaseUrl('service');
     const poolSize = Number(process.env.BENCH_PGBOUNCER_POOL ?? 20);
     if (process.env.BENCH_POOLER === 'pgbouncer') {
       bouncer = await startPgBouncer(serviceDatabaseUrl, { poolSize, maxClients: 200 });
@@ -162,7 +154,7 @@ export async function startFixture(
         children,
         process.execPath,
         [BASELINE_B],
-        { DATABASE_URL: pg.url.replace(/\/app$/, '/bench_b'), PORT: String(baselinePort) },
+        { DATABASE_URL: pg.databaseUrl('b'), PORT: String(baselinePort) },
         join(dir, 'baseline.log'),
       );
       baseline = { url: `http://127.0.0.1:${baselinePort}`, pid: child.pid! };
@@ -191,6 +183,85 @@ export async function startFixture(
   } catch (error) {
     await close();
     throw error;
+  }
+}
+
+interface BenchDatabases {
+  /** The URL of this run's scratch database for the service ('service') or the reference ('b'). */
+  databaseUrl(name: 'service' | 'b'): string;
+  /** The server's postmaster, for its CPU; 0 when the server is not on this machine. */
+  postmasterPid(): Promise<number>;
+  stop(): Promise<void>;
+}
+
+/** A throw-away embedded PostgreSQL in `dir` with the two scratch databases. */
+async function embeddedDatabases(dir: string, flags: string[]): Promise<BenchDatabases> {
+  const pg = await startEmbeddedPostgres({ dir, persistent: false, flags });
+  const url = (database: string) => pg.url.replace(/\/app$/, `/${database}`);
+  try {
+    await createDatabases(pg.url, ['bench_service', 'bench_b']);
+  } catch (error) {
+    await pg.stop();
+    throw error;
+  }
+  return {
+    databaseUrl: (name) => url(`bench_${name}`),
+    postmasterPid: () =>
+      Promise.resolve(
+        Number(readFileSync(join(pg.clusterDir, 'postmaster.pid'), 'utf8').split('\n')[0]),
+      ),
+    stop: () => pg.stop(),
+  };
+}
+
+/**
+ * Two scratch databases of this run on the server of `serverUrl` (DATABASE_URL), named after the
+ * run's folder so that runs at the same time never share one; dropped by `stop`.
+ */
+async function scratchDatabases(serverUrl: string, dir: string): Promise<BenchDatabases> {
+  const suffix = basename(dir)
+    .replace(/[^a-zA-Z0-9]/g, '_')
+    .toLowerCase();
+  const names = { service: `bench_service_${suffix}`, b: `bench_b_${suffix}` };
+  const url = (database: string) => {
+    const parsed = new URL(serverUrl);
+    parsed.pathname = `/${database}`;
+    return parsed.toString();
+  };
+  await createDatabases(serverUrl, Object.values(names));
+  return {
+    databaseUrl: (name) => url(names[name]),
+    postmasterPid: async () => {
+      // The server's backends are children of its postmaster, when it runs on this machine:
+      // asked while this connection's backend still lives.
+      const client = new Client({ connectionString: url(names.service) });
+      await client.connect();
+      try {
+        const { rows } = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+        return parentOf(rows[0].pid) ?? 0;
+      } finally {
+        await client.end();
+      }
+    },
+    stop: async () => {
+      for (const name of Object.values(names)) {
+        await sqlOnce(serverUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      }
+    },
+  };
+}
+
+async function createDatabases(serverUrl: string, names: string[]): Promise<void> {
+  for (const name of names) await sqlOnce(serverUrl, `CREATE DATABASE ${name}`);
+}
+
+async function sqlOnce(url: string, text: string): Promise<unknown[]> {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query(text)).rows as unknown[];
+  } finally {
+    await client.end();
   }
 }
 

@@ -29,7 +29,7 @@ export function processCpuUs(pid: number): number {
   return processTree(pid).reduce((sum, each) => sum + (cpuOf(each, false) ?? 0), 0);
 }
 
-function parentOf(pid: number): number | null {
+export function parentOf(pid: number): number | null {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
@@ -41,8 +41,10 @@ function parentOf(pid: number): number | null {
 /**
  * CPU microseconds used so far by a PostgreSQL server: the postmaster, its live children
  * (backends, walwriter, …) and the children it already reaped (backends of closed connections).
+ * NaN for a server that is not on this machine (`postmasterPid` 0).
  */
 export function serverTreeCpuUs(postmasterPid: number): number {
+  if (postmasterPid === 0) return NaN;
   let total = cpuOf(postmasterPid, true) ?? 0;
   for (const entry of readdirSync('/proc')) {
     const pid = Number(entry);
