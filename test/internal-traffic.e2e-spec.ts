@@ -283,6 +283,28 @@ describe('internal: traffic reports count every byte exactly once', () => {
     for (const id of ids) expect(totals.get(id)).toBe((writers * (writers + 1)) / 2);
   }, 120_000);
 
+  it("the counters' UPDATE gives the transaction back the planner settings it found, not the server's defaults", async () => {
+    const [id] = await users(1);
+    const txHost = t.app.get<TransactionHost<TransactionalAdapterTypeOrm>>(TransactionHost);
+    const counters = t.app.get(UserTrafficRepository);
+    const settings = () =>
+      txHost.tx.query(
+        `SELECT current_setting('enable_hashjoin') AS hash, current_setting('enable_seqscan') AS seq,
+                current_setting('enable_bitmapscan') AS bitmap`,
+      ) as Promise<{ hash: string; seq: string; bitmap: string }[]>;
+    const rolledBack = new Error('rolled back: the settings go with the transaction');
+    await expect(
+      txHost.withTransaction(async () => {
+        // As a session of another purpose may have them (SET, not SET LOCAL).
+        await txHost.tx.query('SET enable_bitmapscan = off');
+        await txHost.tx.query("SET LOCAL enable_seqscan = 'off'");
+        await counters.addTraffic(new Map([[canonicalUuid(id)!, 1n]]), 10n ** 15n);
+        expect(await settings()).toEqual([{ hash: 'on', seq: 'off', bitmap: 'off' }]);
+        throw rolledBack;
+      }),
+    ).rejects.toBe(rolledBack);
+  });
+
   it("the counters' UPDATE joins in id order, so it locks rows in id order, for small reports and large", async () => {
     // Without it the planner may hash the ids (or spill a hash join to batches) and visit the users
     // in the table's order, or in none that two writers share.
