@@ -2,7 +2,7 @@
  * `npm run bench:validate`: POST /api/v1/internal/validate with a fresh session token per request
  * (each validates once: a signature check, then one statement that records its id and reads the
  * user's standing), sent as a node's agent sends it, with the node's own secret (found once, then
- * remembered for NODE_SECRET_CACHE_MS), 50 connections, on the built service run as an operator runs it (see
+ * remembered while no node changes), 50 connections, on the built service run as an operator runs it (see
  * lib/fixture.ts), beside the reference server `bench/reference/baseline-b.mjs`, alternating
  * rounds on the same PostgreSQL. Prints requests per second, p99 and CPU per request.
  */

@@ -16,6 +16,7 @@ import { UsersFillfactor0016 } from './0016-users-fillfactor';
 import { StaffActions0017 } from './0017-staff-actions';
 import { NodeAgent0018 } from './0018-node-agent';
 import { RoutingVersion0019 } from './0019-routing-version';
+import { NodeSecretVersion0020 } from './0020-node-secret-version';
 
 /** Every migration in order; the numbers in the file names are their order. */
 export const MIGRATIONS = [
@@ -37,4 +38,5 @@ export const MIGRATIONS = [
   StaffActions0017,
   NodeAgent0018,
   RoutingVersion0019,
+  NodeSecretVersion0020,
 ];

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { NODE_SECRET_CACHE_MS } from '../src/nodes/node-secret-lookup';
+import { NODE_SECRET_STALE_MS } from '../src/nodes/node-secret-lookup';
 import { startTestApp, type TestApp } from './harness/app';
 import { newUser, type TestUser } from './harness/factories';
 import { createNode, nodeSecret, subscribedUser, waitFor } from './harness/nodes';
@@ -195,23 +195,38 @@ describe("internal: a node's own secret", () => {
   });
   // Last: the second instance shares the process's passport registry, which closing it leaves
   // pointing at a closed application.
-  it('and on another instance within NODE_SECRET_CACHE_MS, though it remembered the secret', async () => {
+  it('and on another instance within NODE_SECRET_STALE_MS, though it remembered the secret; so is a replaced secret', async () => {
     const other = await startTestApp({}, { database: t.database });
     try {
-      const gone = (await createNode(t, owner, { name: 'gone-elsewhere' })).id;
-      const secret = { 'X-Internal-Secret': await nodeSecret(t, gone) };
       const user = await subscribedUser(t);
-      const viaOther = () =>
+      const viaOther = (secret: Record<string, string>) =>
         other.http().get('/api/v1/internal/limits').query({ user_ids: user.user.id }).set(secret);
-      expect((await viaOther()).status).toBe(200); // remembered by the other instance
+      const refusedWithinBound = async (secret: Record<string, string>, since: number) => {
+        await waitFor(
+          async () => (await viaOther(secret)).status === 401,
+          NODE_SECRET_STALE_MS + 3000,
+          'refusal',
+        );
+        expect(Date.now() - since).toBeLessThanOrEqual(NODE_SECRET_STALE_MS + 1000);
+      };
+
+      const gone = (await createNode(t, owner, { name: 'gone-elsewhere' })).id;
+      const goneSecret = { 'X-Internal-Secret': await nodeSecret(t, gone) };
+      expect((await viaOther(goneSecret)).status).toBe(200); // remembered by the other instance
       await t.http().delete(`/api/v1/admin/nodes/${gone}`).set(owner.bearer).expect(204);
-      const deletedAt = Date.now();
-      await waitFor(
-        async () => (await viaOther()).status === 401,
-        NODE_SECRET_CACHE_MS + 3000,
-        'refusal',
+      await refusedWithinBound(goneSecret, Date.now());
+
+      // Provisioning gives a node a new secret in one UPDATE of its row, as here.
+      const kept = (await createNode(t, owner, { name: 'new-secret' })).id;
+      const oldSecret = { 'X-Internal-Secret': await nodeSecret(t, kept) };
+      expect((await viaOther(oldSecret)).status).toBe(200);
+      await t.dataSource.query(
+        `UPDATE nodes SET agent_secret_sha256 = encode(sha256('replaced'::bytea), 'hex') WHERE id = $1`,
+        [kept],
       );
-      expect(Date.now() - deletedAt).toBeLessThanOrEqual(NODE_SECRET_CACHE_MS + 1000);
+      await refusedWithinBound(oldSecret, Date.now());
+      const newSecret = { 'X-Internal-Secret': 'replaced' };
+      expect((await viaOther(newSecret)).status).toBe(200);
     } finally {
       await other.close();
     }

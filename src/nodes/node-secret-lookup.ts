@@ -1,30 +1,48 @@
 import { Injectable } from '@nestjs/common';
+import { ShortCache } from '../common/short-cache';
 import { NodesRepository } from './nodes.repository';
 
 /**
- * How long a secret's node is believed without asking the database. A node deleted on another
- * instance (or whose secret changed) stops being accepted here within this time; on this instance
- * at once.
+ * How often an instance reads the nodes' change counter (`routing_version`, which moves when a
+ * node is added, deleted or its secret replaced): a node deleted on another instance, or whose
+ * secret changed, stops being accepted here within this time; on this instance at once.
  */
-export const NODE_SECRET_CACHE_MS = 5_000;
+export const NODE_SECRET_STALE_MS = 1_000;
+/** How long a secret's node is believed at most, even while the counter stands still. */
+export const NODE_SECRET_CACHE_MS = 10 * 60_000;
 /** Secrets remembered at most (the oldest forgotten first): far above any real fleet. */
 const MAX_REMEMBERED = 10_000;
+
+interface Remembered {
+  nodeId: string;
+  /** The change counter when the node was read: the entry holds while it is unchanged. */
+  version: string;
+  until: number;
+}
+
 /**
  * Finds the node a presented `X-Internal-Secret` belongs to, by the secret's SHA-256. Every node
- * reports and validates through it, so a secret found is remembered for a few seconds (bounded);
- * a secret not found is asked again each time (one indexed read).
+ * reports and validates through it, so a secret found is remembered (bounded) for as long as no
+ * node has changed, which the instance learns by one one-row read a second, whatever the number of
+ * nodes; a secret not found is asked again each time (one indexed read).
  */
 @Injectable()
 export class NodeSecretLookup {
-  private readonly known = new Map<string, { nodeId: string; until: number }>();
+  private readonly known = new Map<string, Remembered>();
+  private readonly version: ShortCache<string>;
 
-  constructor(private readonly nodes: NodesRepository) {}
+  constructor(private readonly nodes: NodesRepository) {
+    this.version = new ShortCache(NODE_SECRET_STALE_MS, () => this.nodes.routingVersion());
+  }
 
   /** The live node whose secret has this SHA-256 (hex, see `nodeSecretHash`), or null. */
   async nodeOf(hash: string, now = Date.now()): Promise<string | null> {
+    // The counter first: a change that commits between the two reads moves it again, so the
+    // entry is read anew at the next check.
+    const version = await this.version.get();
     const hit = this.known.get(hash);
     if (hit !== undefined) {
-      if (hit.until > now) return hit.nodeId;
+      if (hit.version === version && hit.until > now) return hit.nodeId;
       this.known.delete(hash);
     }
     const nodeId = await this.nodes.nodeBySecretHash(hash);
@@ -32,7 +50,7 @@ export class NodeSecretLookup {
       if (this.known.size >= MAX_REMEMBERED) {
         this.known.delete(this.known.keys().next().value!);
       }
-      this.known.set(hash, { nodeId, until: now + NODE_SECRET_CACHE_MS });
+      this.known.set(hash, { nodeId, version, until: now + NODE_SECRET_CACHE_MS });
     }
     return nodeId;
   }

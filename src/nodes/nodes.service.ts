@@ -152,7 +152,7 @@ export class NodesService {
 
   /**
    * Out of routing and health checks at once, and its secret refused (at once here, within
-   * NODE_SECRET_CACHE_MS on other instances); its counted traffic stays.
+   * NODE_SECRET_STALE_MS on other instances); its counted traffic stays.
    */
   async delete(actorId: string, id: string): Promise<void> {
     await this.softDelete(actorId, id);
