@@ -37,7 +37,7 @@ import {
   type ToWorker,
   type WorkerPlan,
 } from './fleet/plan';
-import { type Fixture, SERVICE_SECRETS, startFixture } from './lib/fixture';
+import { type Fixture, profileFlags, SERVICE_SECRETS, startFixture } from './lib/fixture';
 import { freePort } from './lib/load';
 import {
   loadAverage,
@@ -250,7 +250,8 @@ async function run(scale: FleetScale, minutes: number): Promise<RunResult> {
         journalDir: join(fixture.dir, `journals-${worker}`),
       };
       return fork(join(__dirname, 'fleet', 'node-worker.ts'), [JSON.stringify(plan)], {
-        execArgv: ['-r', 'ts-node/register/transpile-only'],
+        // BENCH_CPU_PROF profiles the simulated fleet too.
+        execArgv: ['-r', 'ts-node/register/transpile-only', ...profileFlags()],
         stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
       });
     });

@@ -285,7 +285,7 @@ async function startChild(
 }
 
 /** BENCH_CPU_PROF=<folder>: the service writes a V8 CPU profile there when it stops. */
-function profileFlags(): string[] {
+export function profileFlags(): string[] {
   const folder = process.env.BENCH_CPU_PROF;
   return folder ? ['--cpu-prof', `--cpu-prof-dir=${resolve(folder)}`] : [];
 }
