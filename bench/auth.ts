@@ -7,14 +7,16 @@
  */
 import { readFileSync } from 'node:fs';
 import { startFixture } from './lib/fixture';
-import { alternatingRounds, row, TABLE_HEAD, type Target } from './lib/cpu-load';
-import { BENCH, median } from './lib/load';
+import { alternatingRounds, comparison, type Target } from './lib/cpu-load';
+import { BENCH } from './lib/load';
 import { loadAverage, peakRssMiB } from './lib/processes';
 import { resetStatements, statementTimes } from './lib/statements';
 
 const DURATION_S = BENCH.durationS;
 const CONNECTIONS = BENCH.connections;
 const ROUNDS = BENCH.rounds;
+/** GET /users/me at least half the reference's throughput. */
+const TARGET_RATIO = 0.5;
 const BEARER = process.env.BENCH_AUTH === 'bearer';
 const STATEMENTS = process.env.BENCH_STATEMENTS === '1';
 
@@ -34,13 +36,8 @@ async function main(): Promise<void> {
 
     if (STATEMENTS) await resetStatements(fixture.sql);
     const rounds = await alternatingRounds(fixture, () => ({ target: service }), baseline);
-    const serviceRounds = rounds.service;
-    const baselineRounds = rounds.reference;
-    const serviceFigures = median(serviceRounds);
-    const baselineFigures = median(baselineRounds);
     const logged = logLines(fixture.service.logFile) - linesBefore;
-    const answered = serviceRounds.reduce((sum, figures) => sum + figures.requests, 0);
-    const ratio = serviceFigures.rps / baselineFigures.rps;
+    const answered = rounds.service.reduce((sum, figures) => sum + figures.requests, 0);
 
     process.stdout.write(
       [
@@ -48,11 +45,7 @@ async function main(): Promise<void> {
         `GET /api/v1/users/me (${BEARER ? 'Bearer' : 'cookie'}), ${CONNECTIONS} connections, median of ${ROUNDS} alternating rounds of ${DURATION_S} s (after 2 s warm-up each)`,
         'service: node dist/main.js, NODE_ENV=production, default LOG_LEVEL; reference: bench/reference/baseline-b.mjs',
         `service's database: ${fixture.databasePath}; the reference's: direct`,
-        ...TABLE_HEAD,
-        row('service', serviceFigures),
-        row('reference (baseline B)', baselineFigures),
-        `service / reference throughput: ${ratio.toFixed(2)} × (target: at least 0.5 ×)`,
-        `service rounds (req/s): ${serviceRounds.map((f) => f.rps.toFixed(0)).join(', ')}; reference rounds: ${baselineRounds.map((f) => f.rps.toFixed(0)).join(', ')}`,
+        ...comparison(rounds, TARGET_RATIO).lines,
         `service log lines written: ${logged} for ${answered} measured requests (plus warm-ups)`,
         `service peak resident memory (VmHWM): ${peakRssMiB(fixture.service.pid).toFixed(0)} MiB`,
         `load average before: ${loadBefore}; after: ${loadAverage()} (2 cores)`,

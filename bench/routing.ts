@@ -5,8 +5,8 @@
  * PostgreSQL. Prints requests per second, p99 and CPU per request of each server and of PostgreSQL.
  */
 import { startFixture } from './lib/fixture';
-import { alternatingRounds, row, TABLE_HEAD, type Target } from './lib/cpu-load';
-import { BENCH, median } from './lib/load';
+import { alternatingRounds, comparison, type Target } from './lib/cpu-load';
+import { BENCH } from './lib/load';
 import { loadAverage } from './lib/processes';
 import { seedDemoPlans, seedNodes, subscribe } from './lib/seed';
 
@@ -42,21 +42,14 @@ async function main(): Promise<void> {
     const baseline: Target = { url: `${fixture.baseline.url}/users/me` };
 
     const rounds = await alternatingRounds(fixture, () => ({ target: service }), baseline);
-    const serviceRounds = rounds.service;
-    const baselineRounds = rounds.reference;
-    const serviceFigures = median(serviceRounds);
-    const baselineFigures = median(baselineRounds);
-    const ratio = serviceFigures.rps / baselineFigures.rps;
+    const compared = comparison(rounds, TARGET_RATIO);
     process.stdout.write(
       [
         '',
         `GET /api/v1/nodes/routing (${NODES} nodes, a fresh token each), Bearer, ${CONNECTIONS} connections, median of ${ROUNDS} alternating rounds of ${DURATION_S} s (after 2 s warm-up each)`,
         'service: node dist/main.js, NODE_ENV=production, default LOG_LEVEL; reference: bench/reference/baseline-b.mjs',
-        ...TABLE_HEAD,
-        row('service', serviceFigures),
-        row('reference (baseline B)', baselineFigures),
-        `service / reference: ${(ratio * 100).toFixed(0)}% (target ≥ ${TARGET_RATIO * 100}%); service ${serviceFigures.rps.toFixed(0)} req/s (target ≥ ${TARGET_RPS})`,
-        `service rounds (req/s): ${serviceRounds.map((f) => f.rps.toFixed(0)).join(', ')}; reference rounds: ${baselineRounds.map((f) => f.rps.toFixed(0)).join(', ')}`,
+        ...compared.lines,
+        `service: ${compared.service.rps.toFixed(0)} req/s (target ≥ ${TARGET_RPS})`,
         `load average before: ${loadBefore}; after: ${loadAverage()} (2 cores)`,
         '',
       ].join('\n'),

@@ -7,8 +7,8 @@
  * rounds on the same PostgreSQL. Prints requests per second, p99 and CPU per request.
  */
 import { startFixture } from './lib/fixture';
-import { alternatingRounds, row, TABLE_HEAD, type Target } from './lib/cpu-load';
-import { BENCH, median } from './lib/load';
+import { alternatingRounds, comparison, type Target } from './lib/cpu-load';
+import { BENCH } from './lib/load';
 import { loadAverage } from './lib/processes';
 import {
   benchNodeSecret,
@@ -62,26 +62,17 @@ async function main(): Promise<void> {
       () => ({ target: tokens(DURATION_S), warmUp: tokens(2) }),
       baseline,
     );
-    const serviceRounds = rounds.service;
-    const baselineRounds = rounds.reference;
-    if (serviceRounds.some((figures) => figures.bodiesUsed > DURATION_S * TOKENS_PER_SECOND)) {
+    if (rounds.service.some((figures) => figures.bodiesUsed > DURATION_S * TOKENS_PER_SECOND)) {
       throw new Error('ran out of fresh tokens: raise TOKENS_PER_SECOND');
     }
     const [{ spent }] = await fixture.sql(`SELECT count(*)::int AS spent FROM used_session_tokens`);
-    const answered = serviceRounds.reduce((sum, figures) => sum + figures.requests, 0);
-    const serviceFigures = median(serviceRounds);
-    const baselineFigures = median(baselineRounds);
-    const ratio = serviceFigures.rps / baselineFigures.rps;
+    const answered = rounds.service.reduce((sum, figures) => sum + figures.requests, 0);
     process.stdout.write(
       [
         '',
         `POST /api/v1/internal/validate, a fresh token per request, the node's own secret, ${CONNECTIONS} connections, median of ${ROUNDS} alternating rounds of ${DURATION_S} s (after 2 s warm-up each)`,
         'service: node dist/main.js, NODE_ENV=production, default LOG_LEVEL; reference: bench/reference/baseline-b.mjs',
-        ...TABLE_HEAD,
-        row('service', serviceFigures),
-        row('reference (baseline B)', baselineFigures),
-        `service / reference: ${(ratio * 100).toFixed(0)}% (target ≥ ${TARGET_RATIO * 100}%)`,
-        `service rounds (req/s): ${serviceRounds.map((f) => f.rps.toFixed(0)).join(', ')}; reference rounds: ${baselineRounds.map((f) => f.rps.toFixed(0)).join(', ')}`,
+        ...comparison(rounds, TARGET_RATIO).lines,
         `token ids spent: ${String(spent)} for ${answered} measured requests (plus the warm-ups and the check)`,
         `load average before: ${loadBefore}; after: ${loadAverage()} (2 cores)`,
         '',

@@ -5,15 +5,10 @@ import { NodesRepository } from '../src/nodes/nodes.repository';
 import { WithdrawalRequest } from '../src/partners/entities/withdrawal-request.entity';
 import { startTestApp, type TestApp } from './harness/app';
 import { newUser, savePlan, type TestUser } from './harness/factories';
+import { DAY, dayAgo, invoiceRow, noonAgo } from './harness/stats-seed';
 import { createNode } from './harness/nodes';
 
 const API = '/api/v1';
-const DAY = 86_400_000;
-
-/** `YYYY-MM-DD` of the UTC day `ago` days before today. */
-const dayAgo = (ago: number): string => new Date(Date.now() - ago * DAY).toISOString().slice(0, 10);
-/** Noon (UTC) of that day: well inside it, whenever the test runs. */
-const noonAgo = (ago: number): Date => new Date(`${dayAgo(ago)}T12:00:00.000Z`);
 
 /**
  * GET /admin/stats on a seeded data set: accounts, subscriptions, invoices paid on known days in
@@ -65,18 +60,7 @@ describe('GET /admin/stats', () => {
     const partner = buyers[5];
 
     // Paid invoices: two USD and one TON on day -2, one EUR today; pending and expired ones count for nothing.
-    const invoice = (fields: Partial<Invoice>): Partial<Invoice> => ({
-      id: randomUUID(),
-      userId: buyers[0].user.id,
-      planName: 'monthly',
-      currency: 'USD',
-      amount: '499',
-      provider: 'telegram',
-      status: 'paid',
-      payment: {},
-      expiresAt: new Date(Date.now() + DAY),
-      ...fields,
-    });
+    const invoice = (fields: Partial<Invoice>) => invoiceRow(buyers[0].user.id, fields);
     await t.dataSource.getRepository(Invoice).save([
       invoice({ paidAt: noonAgo(2) }),
       invoice({ paidAt: new Date(noonAgo(2).getTime() + 3_600_000), amount: '501' }),

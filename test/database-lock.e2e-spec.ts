@@ -12,9 +12,11 @@ const STATEMENT_TIMEOUT_MS = 1_000;
 /**
  * The longest a request may wait on the database: its turn in a queue and a pool connection (each
  * at most DB_POOL_WAIT_MS), then one statement (DB_STATEMENT_TIMEOUT_MS); plus room for a loaded
- * machine.
+ * machine: CI runs other test files beside this one, and on a 2-vCPU AMD EPYC machine sign-ups
+ * that met the lock were answered 503 in 3.5–3.6 s with 1.5 s of room (the rate limit's statement
+ * and the transaction's BEGIN and ROLLBACK come on top, each waiting for the CPU).
  */
-const DEADLINE_MS = 2 * POOL_WAIT_MS + STATEMENT_TIMEOUT_MS + 1_500;
+const DEADLINE_MS = 2 * POOL_WAIT_MS + STATEMENT_TIMEOUT_MS + 2_500;
 const LOCK_MS = 8_000;
 const REPORT_BYTES = 1_000;
 

@@ -3,7 +3,7 @@
  * meanwhile, read from /proc.
  */
 import type { Fixture } from './fixture';
-import { BENCH, figuresOf, load, type Figures as LoadFigures } from './load';
+import { BENCH, figuresOf, load, median, type Figures as LoadFigures } from './load';
 import { processCpuUs, serverTreeCpuUs } from './processes';
 
 export interface Target {
@@ -91,3 +91,29 @@ export const TABLE_HEAD = [
   '| server | req/s | p50 ms | p99 ms | server CPU µs/req | PostgreSQL CPU µs/req | errors |',
   '|---|--:|--:|--:|--:|--:|--:|',
 ];
+
+/**
+ * Both servers' medians over their rounds, the service's throughput as a share of the
+ * reference's, and the lines that print them: the table, the ratio beside `targetRatio`, the rounds.
+ */
+export function comparison(
+  rounds: { service: Figures[]; reference: Figures[] },
+  targetRatio: number,
+): { service: Figures; reference: Figures; ratio: number; lines: string[] } {
+  const service = median(rounds.service);
+  const reference = median(rounds.reference);
+  const ratio = service.rps / reference.rps;
+  const each = (all: Figures[]) => all.map((figures) => figures.rps.toFixed(0)).join(', ');
+  return {
+    service,
+    reference,
+    ratio,
+    lines: [
+      ...TABLE_HEAD,
+      row('service', service),
+      row('reference (baseline B)', reference),
+      `service / reference: ${ratio.toFixed(2)} × (target ≥ ${targetRatio} ×)`,
+      `service rounds (req/s): ${each(rounds.service)}; reference rounds: ${each(rounds.reference)}`,
+    ],
+  };
+}

@@ -18,6 +18,7 @@ import { WithdrawalRequest } from '../../src/partners/entities/withdrawal-reques
 import { minorToDecimal } from '../../web/src/i18n/money';
 import type { TestApp } from '../harness/app';
 import { newUser, savePlan, type TestUser } from '../harness/factories';
+import { DAY, dayAgo, invoiceRow, noonAgo } from '../harness/stats-seed';
 import { freePort } from '../harness/metrics';
 import { createNode, tcpListener } from '../harness/nodes';
 import {
@@ -30,13 +31,7 @@ import {
 import { buildWebApp } from './web-build';
 
 const API = '/api/v1';
-const DAY = 86_400_000;
 const GB = 1024 ** 3;
-
-/** `YYYY-MM-DD` of the UTC day `ago` days before today. */
-const dayAgo = (ago: number): string => new Date(Date.now() - ago * DAY).toISOString().slice(0, 10);
-/** Noon (UTC) of that day: well inside it, whenever the test runs. */
-const noonAgo = (ago: number): Date => new Date(`${dayAgo(ago)}T12:00:00.000Z`);
 
 /** Bytes as the console writes them (the web app's `bytes()`, English). */
 function bytesText(value: number): string {
@@ -103,18 +98,7 @@ describe('the staff console: overview, plans, audit log, settings', () => {
       newUser(side, 'seed', { createdAt: noonAgo(40) }),
       newUser(side, 'partner', { createdAt: noonAgo(1) }),
     ]);
-    const invoice = (fields: Partial<Invoice>): Partial<Invoice> => ({
-      id: randomUUID(),
-      userId: buyers[0].user.id,
-      planName: 'monthly',
-      currency: 'USD',
-      amount: '499',
-      provider: 'telegram',
-      status: 'paid',
-      payment: {},
-      expiresAt: new Date(Date.now() + DAY),
-      ...fields,
-    });
+    const invoice = (fields: Partial<Invoice>) => invoiceRow(buyers[0].user.id, fields);
     await side.dataSource.getRepository(Invoice).save([
       invoice({ paidAt: noonAgo(2) }),
       invoice({ paidAt: new Date(noonAgo(2).getTime() + 3_600_000), amount: '501' }),

@@ -12,7 +12,6 @@ import {
   NativeSelect,
   NumberInput,
   Paper,
-  PasswordInput,
   Stack,
   TextInput,
   Title,
@@ -24,7 +23,7 @@ import { useMe } from '../../api/hooks';
 import { useI18n } from '../../i18n/i18n';
 import { access } from '../access';
 import { staffCall } from '../api';
-import { type StaffUser, USERS_KEY } from './accounts';
+import { NewPasswordInput, type StaffUser, USERS_KEY } from './accounts';
 
 type Kind = 'moderator' | 'support' | 'partner';
 
@@ -95,15 +94,7 @@ export function CreateStaff() {
             maxLength={32}
             autoComplete="off"
           />
-          <PasswordInput
-            label={t('console.users.newPassword')}
-            description={t('console.users.passwordRule')}
-            value={password}
-            onChange={(e) => setPassword(e.currentTarget.value)}
-            required
-            maxLength={128}
-            autoComplete="new-password"
-          />
+          <NewPasswordInput value={password} onChange={setPassword} />
           {kind === 'partner' && (
             <>
               <NumberInput

@@ -9,7 +9,6 @@ import {
   Card,
   Group,
   NumberInput,
-  PasswordInput,
   SegmentedControl,
   SimpleGrid,
   Stack,
@@ -32,7 +31,13 @@ import { access } from '../access';
 import { type Schemas, staffCall, useCursorList } from '../api';
 import { ConfirmAction } from '../ConfirmAction';
 import { CursorMore } from '../shared/ListControls';
-import { BlockedBadge, type StaffUser, USERS_KEY, useAccountName } from './accounts';
+import {
+  BlockedBadge,
+  NewPasswordInput,
+  type StaffUser,
+  USERS_KEY,
+  useAccountName,
+} from './accounts';
 
 const GIB = 1024 ** 3;
 
@@ -524,15 +529,7 @@ function StaffPassword({ user, name }: { user: StaffUser; name: string }) {
           notify(t('console.users.passwordSet', { name }), 'green');
         }}
       >
-        <PasswordInput
-          label={t('console.users.newPassword')}
-          description={t('console.users.passwordRule')}
-          value={password}
-          onChange={(e) => setPassword(e.currentTarget.value)}
-          required
-          maxLength={128}
-          autoComplete="new-password"
-        />
+        <NewPasswordInput value={password} onChange={setPassword} />
       </ConfirmAction>
     </Group>
   );

@@ -1,5 +1,5 @@
 /** What the Users pages share: the account's shape, the query keys, how an account is named. */
-import { Badge } from '@mantine/core';
+import { Badge, PasswordInput } from '@mantine/core';
 import { useCallback } from 'react';
 import { useI18n } from '../../i18n/i18n';
 import type { Schemas } from '../api';
@@ -34,5 +34,27 @@ export function BlockedBadge({ user }: { user: StaffUser }) {
     </Badge>
   ) : (
     <Badge variant="default">{t('console.users.notBlocked')}</Badge>
+  );
+}
+
+/** A staff account's new password, with the rule it must meet (the server checks it again). */
+export function NewPasswordInput({
+  value,
+  onChange,
+}: {
+  value: string;
+  onChange: (password: string) => void;
+}) {
+  const { t } = useI18n();
+  return (
+    <PasswordInput
+      label={t('console.users.newPassword')}
+      description={t('console.users.passwordRule')}
+      value={value}
+      onChange={(e) => onChange(e.currentTarget.value)}
+      required
+      maxLength={128}
+      autoComplete="new-password"
+    />
   );
 }
