@@ -176,14 +176,16 @@ describe('graceful shutdown on SIGTERM', () => {
     expect(early.filter((o) => o.startedAt > signalled + 500).length).toBeGreaterThan(5);
     expect(early.filter((o) => o.status !== expected(o))).toEqual([]);
     // Later ones are answered or find the listener closed: refused, or reset when the connection
-    // was made as the drain ended and was still in the listener's backlog when it closed.
+    // was made as the drain ended and was still in the listener's backlog when it closed (the
+    // kernel resets those; a service busy with this load may take some tens of milliseconds to
+    // accept a connection). One accepted before the close is served, however late its request.
     const late = outcomes.filter((o) => o.startedAt >= signalled + 1_700);
     expect(
       late.filter(
         (o) =>
           o.status === undefined &&
           o.error !== 'ECONNREFUSED' &&
-          !(o.error === 'ECONNRESET' && o.startedAt >= signalled + 2_000),
+          !(o.error === 'ECONNRESET' && o.startedAt >= signalled + 1_900),
       ),
     ).toEqual([]);
     expect(late.filter((o) => o.status !== undefined && o.status !== expected(o))).toEqual([]);
