@@ -60,6 +60,7 @@ export async function createApp(options: AppModuleOptions): Promise<NestExpressA
   const callers = app.get(InternalCallers);
   app.use(
     validateLane({
+      path: `/${API_PREFIX}/internal/validate`,
       bodyLimit: sizeInBytes(settings.bodyLimit),
       validation: createValidationPipe(),
       callers,

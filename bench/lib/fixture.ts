@@ -161,15 +161,8 @@ export async function startFixture(
       await waitFor(baseline.url, child);
     }
 
-    const sql = async (text: string, params: unknown[] = []) => {
-      const client = new Client({ connectionString: serviceDatabaseUrl });
-      await client.connect();
-      try {
-        return (await client.query(text, params)).rows as Record<string, unknown>[];
-      } finally {
-        await client.end();
-      }
-    };
+    const sql = (text: string, params: unknown[] = []) =>
+      sqlOnce(serviceDatabaseUrl, text, params) as Promise<Record<string, unknown>[]>;
     return {
       dir,
       service: { url: serviceUrl, pid: service.pid!, logFile, env: serviceEnv },
@@ -255,11 +248,12 @@ async function createDatabases(serverUrl: string, names: string[]): Promise<void
   for (const name of names) await sqlOnce(serverUrl, `CREATE DATABASE ${name}`);
 }
 
-async function sqlOnce(url: string, text: string): Promise<unknown[]> {
+/** One statement on a connection of its own. */
+async function sqlOnce(url: string, text: string, params: unknown[] = []): Promise<unknown[]> {
   const client = new Client({ connectionString: url });
   await client.connect();
   try {
-    return (await client.query(text)).rows as unknown[];
+    return (await client.query(text, params)).rows as unknown[];
   } finally {
     await client.end();
   }

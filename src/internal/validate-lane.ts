@@ -8,13 +8,12 @@ import { EVERY_NODE, type InternalCallers } from '../nodes/internal-callers';
 import { ValidateTokenRequest } from './dto/internal.dto';
 import type { InternalController } from './internal.controller';
 
-/** The one route the lane answers, as Nest registers it. */
-export const VALIDATE_PATH = '/api/v1/internal/validate';
-
 /** The content types the lane reads; any other (a charset named, say) goes the general way. */
 const PLAIN_JSON = /^application\/json(?:;\s*charset=utf-8)?$/i;
 
 export interface ValidateLaneParts {
+  /** The route's full path, as Nest registers it (`/api/v1/internal/validate`). */
+  path: string;
   /** BODY_LIMIT in bytes. */
   bodyLimit: number;
   /** The application's validation pipe: the same rules as the route's `@Body()`. */
@@ -37,7 +36,7 @@ export interface ValidateLaneParts {
  * is the controller's own method's, and errors are answered by the exception filter's code.
  */
 export function validateLane(parts: ValidateLaneParts): RequestHandler {
-  const { bodyLimit, validation, callers, controller } = parts;
+  const { path, bodyLimit, validation, callers, controller } = parts;
   const answer = async (request: Request, response: Response, next: NextFunction) => {
     const body: unknown = request.body;
     if (hostileInputProblem(body) !== null) return next();
@@ -53,11 +52,11 @@ export function validateLane(parts: ValidateLaneParts): RequestHandler {
     const speaksFor = await callers.speaksFor(request.header('x-internal-secret'));
     if (speaksFor !== EVERY_NODE && speaksFor !== canonicalUuid(input.node_id)) return next();
     // The route template, as the HTTP metrics label it.
-    (request as { route?: unknown }).route = { path: VALIDATE_PATH };
+    (request as { route?: unknown }).route = { path };
     response.status(200).json(await controller.validate(input));
   };
   return (request, response, next) => {
-    if (!takes(request, bodyLimit)) return next();
+    if (!takes(request, path, bodyLimit)) return next();
     const length = Number(request.headers['content-length']);
     getRawBody(request, { length, limit: bodyLimit, encoding: 'utf-8' }, (error, text) => {
       // raw-body's errors are the body parser's own (it reads with raw-body): refused alike.
@@ -93,12 +92,12 @@ function parseStrictJson(text: string): unknown {
  * A request the lane reads: the route, plain JSON of a declared length within the limit (a larger
  * one is refused up front by the general pipeline), not compressed, not from a browser.
  */
-function takes(request: Request, bodyLimit: number): boolean {
+function takes(request: Request, path: string, bodyLimit: number): boolean {
   const { headers } = request;
   const length = Number(headers['content-length']);
   return (
     request.method === 'POST' &&
-    request.url === VALIDATE_PATH &&
+    request.url === path &&
     headers.origin === undefined &&
     headers['content-encoding'] === undefined &&
     headers['transfer-encoding'] === undefined &&
