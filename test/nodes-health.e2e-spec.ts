@@ -1,5 +1,7 @@
+import type { NodeStatus } from '../src/nodes/entities/node.entity';
 import { HealthService } from '../src/nodes/health.service';
 import { Metrics } from '../src/metrics/metrics.service';
+import { NodesRepository } from '../src/nodes/nodes.repository';
 import { NodesService } from '../src/nodes/nodes.service';
 import { JOBS } from '../src/scheduler/intervals';
 import { JobRunner } from '../src/scheduler/job-runner.service';
@@ -32,6 +34,15 @@ describe('nodes: health checks', () => {
       status: string;
     }[];
     return row.status;
+  };
+
+  /** Locked in id order, as the scheduled health check locks them, so the two queue. */
+  const deleteNodes = async (ids: string[]): Promise<void> => {
+    await t.dataSource.query(
+      `UPDATE nodes SET deleted_at = now()
+        WHERE id IN (SELECT id FROM nodes WHERE id = ANY($1::uuid[]) ORDER BY id FOR NO KEY UPDATE)`,
+      [ids],
+    );
   };
 
   it('online within two periods of its port answering, offline within two after it stops, and out of routing', async () => {
@@ -76,9 +87,41 @@ describe('nodes: health checks', () => {
       made.forEach((node, i) => expect(byId.get(node.id)).toBe(i < 150 ? 'online' : 'offline'));
     } finally {
       await Promise.all(listeners.map((l) => l.close()));
-      await t.dataSource.query(`UPDATE nodes SET deleted_at = now() WHERE id = ANY($1::uuid[])`, [
-        made.map((n) => n.id),
-      ]);
+      await deleteNodes(made.map((n) => n.id));
+    }
+  });
+
+  it('a round of health results and a traffic batch over the same nodes queue instead of deadlocking', async () => {
+    const nodes = t.app.get(NodesService);
+    const ports = await Promise.all(Array.from({ length: 200 }, () => closedPort()));
+    const made = await Promise.all(
+      ports.map((port) => nodes.create(owner.user.id, { ...nodeBody(), tunnel_port: port })),
+    );
+    const ids = made.map((n) => n.id);
+    const sorted = [...ids].sort();
+    const repository = t.app.get(NodesRepository);
+    try {
+      // Each round locks every one of the 200 rows from both sides at once; rows locked in two
+      // different orders deadlock within a few rounds.
+      for (let round = 0; round < 15; round++) {
+        const statuses = ids.map((_, i): NodeStatus =>
+          (i + round) % 2 === 0 ? 'online' : 'offline',
+        );
+        await Promise.all([
+          repository.recordHealth(ids, statuses),
+          repository.addNodeDays(
+            sorted.map((nodeId) => ({ nodeId, up: 1n, down: 1n, counted: 2n })),
+          ),
+          repository.recordHealth([...ids].reverse(), [...statuses].reverse()),
+        ]);
+      }
+      const [{ counted }] = (await t.dataSource.query(
+        `SELECT sum(bytes_counted)::text AS counted FROM node_traffic_days WHERE node_id = ANY($1::uuid[])`,
+        [ids],
+      )) as { counted: string }[];
+      expect(counted).toBe(String(200 * 15 * 2));
+    } finally {
+      await deleteNodes(ids);
     }
   });
 

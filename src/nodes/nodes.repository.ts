@@ -396,12 +396,17 @@ export class NodesRepository {
     );
   }
 
-  /** One statement for a whole round of health results. */
+  /**
+   * One statement for a whole round of health results, rows locked in id order as every statement
+   * that writes several nodes locks them (`addNodeDays`), so that they queue instead of deadlocking.
+   */
   async recordHealth(ids: string[], statuses: NodeStatus[]): Promise<void> {
     await this.txHost.tx.query(
       `UPDATE nodes n SET status = r.status, last_checked_at = now()
          FROM unnest($1::uuid[], $2::text[]) AS r(id, status)
-        WHERE n.id = r.id AND n.deleted_at IS NULL`,
+        WHERE n.id = r.id AND n.deleted_at IS NULL
+          AND n.id IN (SELECT id FROM nodes WHERE id = ANY($1::uuid[])
+                        ORDER BY id FOR NO KEY UPDATE)`,
       [ids, statuses],
     );
   }
