@@ -117,7 +117,7 @@ describe('a table locked by another connection', () => {
     const peakWhileLocked = inFlightPeak;
     await locker.query('ROLLBACK');
     const released = Date.now();
-    await sleep(4_000);
+    await sleep(5_000);
     loading = false;
     await Promise.all(load);
     const answers = await Promise.all(pending);
@@ -146,8 +146,10 @@ describe('a table locked by another connection', () => {
     expect(peakWhileLocked).toBeLessThanOrEqual(perSecond * (DEADLINE_MS / 1000) * 1.2);
 
     // Served normally within seconds of the release (the backlog that waited on the lock drains
-    // first; on a loaded machine that takes more than a second).
-    const afterRelease = answers.filter((a) => a.startedAt > released + 2_000);
+    // first; on a loaded machine that takes more than a second, and CI once saw one report at
+    // release + 2.x s wait its 500 ms for a pool connection while another test file started
+    // services beside this one).
+    const afterRelease = answers.filter((a) => a.startedAt > released + 3_000);
     expect(afterRelease.length).toBeGreaterThan(perSecond / 2);
     expect(afterRelease.filter((a) => a.status >= 300)).toEqual([]);
 
