@@ -320,18 +320,22 @@ describe('internal: traffic reports count every byte exactly once', () => {
         ])) as { 'QUERY PLAN': string }[];
         return rows.map((row) => row['QUERY PLAN']).join('\n');
       });
-    // A few users of many: a nested loop driven by the sorted ids, users through their index.
+    // Either join visits the users in id order: a nested loop driven by the sorted ids, users
+    // through their index, or a merge join of the primary key's index and the ids sorted by id.
+    const nestedLoop =
+      /Nested Loop[\s\S]*Function Scan on v[\s\S]*Index Scan using \S+ on users u\w* .*\n\s+Index Cond: \(id = v\.id\)/;
+    const mergeJoin =
+      /Merge Join[\s\S]*Merge Cond: \(u\w*\.id = v\.id\)[\s\S]*Index Scan using \S+ on users u\w*\s[\s\S]*Sort Key: v\.id/;
+    const ordered = (plan: string) => nestedLoop.test(plan) || mergeJoin.test(plan);
+    // A few users of many: the nested loop.
     const few = await planOf(ids.slice(0, 5));
     expect(few).not.toMatch(/Hash|Seq Scan|Bitmap/);
-    expect(few).toMatch(
-      /Nested Loop[\s\S]*Function Scan on v[\s\S]*Index Scan using \S+ on users u/,
-    );
-    // Most of them: a merge join of the primary key's index and the ids sorted by id.
+    expect(few).toMatch(nestedLoop);
+    // Most of them: whichever the planner finds cheaper (PostgreSQL 18 picks the merge join here,
+    // 15 either, with the statistics of the moment), never a hash or the table's own order.
     const most = await planOf(ids);
     expect(most).not.toMatch(/Hash|Seq Scan|Bitmap/);
-    expect(most).toMatch(
-      /Merge Join[\s\S]*Merge Cond: \(u\w*\.id = v\.id\)[\s\S]*Index Scan using \S+ on users u\w*\s[\s\S]*Sort Key: v\.id/,
-    );
+    expect([ordered(most), most]).toEqual([true, most]);
   });
 
   it('reports sent at once are answered each on its own: applied, repeated, unknown node', async () => {
