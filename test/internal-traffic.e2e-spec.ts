@@ -326,7 +326,7 @@ describe('internal: traffic reports count every byte exactly once', () => {
       /Nested Loop[\s\S]*Function Scan on v[\s\S]*Index Scan using \S+ on users u\w* .*\n\s+Index Cond: \(id = v\.id\)/;
     const mergeJoin =
       /Merge Join[\s\S]*Merge Cond: \(u\w*\.id = v\.id\)[\s\S]*Index Scan using \S+ on users u\w*\s[\s\S]*Sort Key: v\.id/;
-    const ordered = (plan: string) => nestedLoop.test(plan) || mergeJoin.test(plan);
+    const eitherJoin = new RegExp(`${nestedLoop.source}|${mergeJoin.source}`);
     // A few users of many: the nested loop.
     const few = await planOf(ids.slice(0, 5));
     expect(few).not.toMatch(/Hash|Seq Scan|Bitmap/);
@@ -335,7 +335,7 @@ describe('internal: traffic reports count every byte exactly once', () => {
     // 15 either, with the statistics of the moment), never a hash or the table's own order.
     const most = await planOf(ids);
     expect(most).not.toMatch(/Hash|Seq Scan|Bitmap/);
-    expect([ordered(most), most]).toEqual([true, most]);
+    expect(most).toMatch(eitherJoin);
   });
 
   it('reports sent at once are answered each on its own: applied, repeated, unknown node', async () => {

@@ -1,7 +1,7 @@
 import type { NodeStatus } from '../src/nodes/entities/node.entity';
 import { HealthService } from '../src/nodes/health.service';
 import { Metrics } from '../src/metrics/metrics.service';
-import { NodesRepository } from '../src/nodes/nodes.repository';
+import { NODES_LOCKED_IN_ID_ORDER, NodesRepository } from '../src/nodes/nodes.repository';
 import { NodesService } from '../src/nodes/nodes.service';
 import { JOBS } from '../src/scheduler/intervals';
 import { JobRunner } from '../src/scheduler/job-runner.service';
@@ -39,8 +39,7 @@ describe('nodes: health checks', () => {
   /** Locked in id order, as the scheduled health check locks them, so the two queue. */
   const deleteNodes = async (ids: string[]): Promise<void> => {
     await t.dataSource.query(
-      `UPDATE nodes SET deleted_at = now()
-        WHERE id IN (SELECT id FROM nodes WHERE id = ANY($1::uuid[]) ORDER BY id FOR NO KEY UPDATE)`,
+      `UPDATE nodes SET deleted_at = now() WHERE id IN (${NODES_LOCKED_IN_ID_ORDER})`,
       [ids],
     );
   };

@@ -11,6 +11,14 @@ import { type KeysetCursor, keysetSql, positional } from '../common/pagination';
 import { preparedRows, sqlRows } from '../database/sql';
 import type { NodeStatus, ProvisionState } from './entities/node.entity';
 
+/**
+ * The nodes whose ids are in the uuid[] parameter `$1`, locked in id order: every statement that
+ * writes several nodes takes its rows' locks through it (`WHERE id IN (…)`), so that concurrent
+ * ones (the health check's rounds, traffic batches) queue instead of deadlocking.
+ */
+export const NODES_LOCKED_IN_ID_ORDER =
+  'SELECT id FROM nodes WHERE id = ANY($1::uuid[]) ORDER BY id FOR NO KEY UPDATE';
+
 /** A node as the service works with it; the sealed secrets are not part of it. */
 export interface NodeRecord {
   id: string;
@@ -396,17 +404,13 @@ export class NodesRepository {
     );
   }
 
-  /**
-   * One statement for a whole round of health results, rows locked in id order as every statement
-   * that writes several nodes locks them (`addNodeDays`), so that they queue instead of deadlocking.
-   */
+  /** One statement for a whole round of health results (rows locked in id order). */
   async recordHealth(ids: string[], statuses: NodeStatus[]): Promise<void> {
     await this.txHost.tx.query(
       `UPDATE nodes n SET status = r.status, last_checked_at = now()
          FROM unnest($1::uuid[], $2::text[]) AS r(id, status)
         WHERE n.id = r.id AND n.deleted_at IS NULL
-          AND n.id IN (SELECT id FROM nodes WHERE id = ANY($1::uuid[])
-                        ORDER BY id FOR NO KEY UPDATE)`,
+          AND n.id IN (${NODES_LOCKED_IN_ID_ORDER})`,
       [ids, statuses],
     );
   }
@@ -477,8 +481,7 @@ export class NodesRepository {
       this.txHost.tx,
       `WITH touched AS (
          UPDATE nodes SET last_report_at = now()
-          WHERE id IN (SELECT id FROM nodes WHERE id = ANY($1::uuid[])
-                        ORDER BY id FOR NO KEY UPDATE)
+          WHERE id IN (${NODES_LOCKED_IN_ID_ORDER})
        )
        INSERT INTO node_traffic_days AS d (node_id, day, bytes_up, bytes_down, bytes_counted)
        SELECT v.node_id, (now() AT TIME ZONE 'UTC')::date, v.up, v.down, v.counted
