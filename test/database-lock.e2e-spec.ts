@@ -96,13 +96,16 @@ describe('a table locked by another connection', () => {
     const pending: Promise<Answer>[] = [];
     let inFlightPeak = 0;
     let loading = true;
-    // Open loop: requests arrive at a fixed rate whatever the answers, as from many clients.
+    // Open loop: requests arrive at a fixed rate whatever the answers, as from many clients. Each
+    // is due at a time set from the start, so a late timer on a loaded machine is caught up
+    // instead of lowering the rate.
     const RATE = { me: 40, signup: 60, traffic: 10 };
+    const start = Date.now();
     const load = (Object.keys(RATE) as Answer['kind'][]).map(async (kind) => {
-      while (loading) {
+      for (let sent = 1; loading; sent++) {
         pending.push(call(kind));
         inFlightPeak = Math.max(inFlightPeak, drain.inFlight);
-        await sleep(1_000 / RATE[kind]);
+        await sleep(start + (sent * 1_000) / RATE[kind] - Date.now());
       }
     });
     const perSecond = RATE.me + RATE.signup + RATE.traffic;
