@@ -1,6 +1,7 @@
 import type * as http from 'node:http';
 import * as https from 'node:https';
 import { reason, type Log } from './log';
+import { checkNudge } from './nudge';
 import { ServiceUnavailable, type ServiceClient } from './service-client';
 import type { Sessions } from './sessions';
 
@@ -15,9 +16,18 @@ interface Answer {
 const BAD_REQUEST: Answer = { status: 400, body: { reason: 'bad_request' } };
 const UNAVAILABLE: Answer = { status: 503, body: { reason: 'unavailable' } };
 
+/** What the nudge route needs: the node's secret and id to check the mac, and whom to tell. */
+export interface NudgeTarget {
+  nodeId: string;
+  secret: string;
+  nudged(version: number): void;
+}
+
 /**
  * `POST /v1/sessions {session_token}` over TLS: the service validates the token (once), and a valid
  * one becomes a core user with a fresh VLESS id, answered 201 `{vless_id, flow, expires_at}`.
+ * `POST /v1/credentials/nudge` on the same pinned TLS: the service says the node's credentials
+ * changed (204 when the mac is right, 403 when not, 400 for a bad body).
  */
 export class Admission {
   constructor(
@@ -25,6 +35,7 @@ export class Admission {
     private readonly service: ServiceClient,
     private readonly flow: string,
     private readonly log: Log,
+    private readonly nudge: NudgeTarget | null = null,
   ) {}
 
   listen(options: {
@@ -60,6 +71,11 @@ export class Admission {
       this.log('admission_failed', { error: reason(error) });
       answer = UNAVAILABLE;
     }
+    if (answer.status === 204) {
+      response.writeHead(204, { 'cache-control': 'no-store' });
+      response.end();
+      return;
+    }
     const body = JSON.stringify(answer.body);
     response.writeHead(answer.status, {
       'content-type': 'application/json',
@@ -71,7 +87,8 @@ export class Admission {
 
   private async answer(request: http.IncomingMessage): Promise<Answer> {
     const path = (request.url ?? '').split('?')[0];
-    if (path !== '/v1/sessions') {
+    const nudge = path === '/v1/credentials/nudge' ? this.nudge : null;
+    if (path !== '/v1/sessions' && !nudge) {
       request.resume();
       return { status: 404, body: { reason: 'not_found' } };
     }
@@ -79,8 +96,21 @@ export class Admission {
       request.resume();
       return { status: 405, body: { reason: 'method_not_allowed' } };
     }
-    const token = await readToken(request);
-    if (token === null) return BAD_REQUEST;
+    const body = await readBody(request);
+    if (nudge) {
+      const check = checkNudge(body, nudge.secret, nudge.nodeId);
+      if (!check.ok) {
+        if (check.status === 403) this.log('nudge_refused', {});
+        return { status: check.status, body: { reason: check.reason } };
+      }
+      nudge.nudged(check.version);
+      return { status: 204, body: {} };
+    }
+    const token =
+      typeof body === 'object' && body !== null && !Array.isArray(body)
+        ? (body as Record<string, unknown>).session_token
+        : undefined;
+    if (typeof token !== 'string') return BAD_REQUEST;
     let validation;
     try {
       validation = await this.service.validate(token);
@@ -100,42 +130,37 @@ export class Admission {
   }
 }
 
-/** The body's `session_token`, or null when the body is not `{session_token: string}` of ≤ 4 KB. */
-function readToken(request: http.IncomingMessage): Promise<string | null> {
+/** The body as JSON, or undefined when it is not JSON or is over 4 KB. */
+function readBody(request: http.IncomingMessage): Promise<unknown> {
   const declared = Number(request.headers['content-length'] ?? 0);
   if (declared > ADMISSION_BODY_MAX) {
     request.resume();
-    return Promise.resolve(null);
+    return Promise.resolve(undefined);
   }
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;
     let done = false;
-    const finish = (token: string | null): void => {
+    const finish = (body: unknown): void => {
       if (done) return;
       done = true;
-      resolve(token);
+      resolve(body);
     };
     request.on('data', (chunk: Buffer) => {
       size += chunk.length;
       if (size > ADMISSION_BODY_MAX) {
         request.resume();
-        finish(null);
+        finish(undefined);
         return;
       }
       if (!done) chunks.push(chunk);
     });
-    request.on('error', () => finish(null));
+    request.on('error', () => finish(undefined));
     request.on('end', () => {
       try {
-        const body: unknown = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-        const token =
-          typeof body === 'object' && body !== null && !Array.isArray(body)
-            ? (body as Record<string, unknown>).session_token
-            : undefined;
-        finish(typeof token === 'string' ? token : null);
+        finish(JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown);
       } catch {
-        finish(null);
+        finish(undefined);
       }
     });
   });

@@ -3,6 +3,8 @@ import type * as https from 'node:https';
 import { Admission } from './admission';
 import { ConnectionCloser } from './connections';
 import { CoreClient } from './core-client';
+import { CredentialSync } from './credential-sync';
+import { Credentials } from './credentials';
 import { Journal, type JournalState } from './journal';
 import { enforceLimits } from './limits';
 import { reason, type Log } from './log';
@@ -13,12 +15,15 @@ import type { AgentSettings } from './settings';
 
 /** How often the core's uptime is checked for a restart (its users must be added again). */
 const CORE_WATCH_MS = 2_000;
+/** How often the core's access log is read (a device's new address closes its old connections). */
+const ACCESS_LOG_READ_MS = 1_000;
 /** Longest wait between tries of a failed report. */
 const RETRY_MAX_MS = 30_000;
 
 /**
- * The agent: restores the journal's sessions into the core, then serves admissions and runs three
- * loops (reports, limits, the core watch), each one at a time, none stopping on a failure.
+ * The agent: restores the journal's sessions and device credentials into the core, then serves
+ * admissions and nudges and runs its loops (reports, limits, credentials, the core watch, the
+ * access log), each one at a time, none stopping on a failure.
  */
 export class NodeAgent {
   private readonly core: CoreClient;
@@ -27,6 +32,8 @@ export class NodeAgent {
   private state!: JournalState;
   private sessions!: Sessions;
   private reporter!: Reporter;
+  private credentials!: Credentials;
+  private sync!: CredentialSync;
   private server: https.Server | null = null;
   private readonly timers = new Set<NodeJS.Timeout>();
   private readonly running = new Set<Promise<unknown>>();
@@ -60,6 +67,15 @@ export class NodeAgent {
       settings,
       this.log,
     );
+    this.credentials = new Credentials(
+      this.state,
+      journal,
+      this.core,
+      this.connections,
+      settings.flow,
+      this.log,
+    );
+    this.sync = new CredentialSync(this.credentials, this.service, this.log);
     this.reporter = new Reporter(
       this.state,
       journal,
@@ -67,11 +83,19 @@ export class NodeAgent {
       this.service,
       this.sessions,
       this.log,
+      Date.now,
+      this.credentials,
     );
     await this.connections.start();
     this.coreStartedAt = Date.now() - (await this.core.uptime()) * 1000;
+    // The journal's set first: a node whose service is away serves what it last had.
     await this.sessions.restore();
-    const admission = new Admission(this.sessions, this.service, settings.flow, this.log);
+    await this.credentials.restore();
+    const admission = new Admission(this.sessions, this.service, settings.flow, this.log, {
+      nodeId: settings.nodeId,
+      secret: settings.nodeSecret,
+      nudged: (version) => this.sync.nudged(version),
+    });
     this.server = await admission.listen({
       host: settings.admissionHost,
       port: settings.admissionPort,
@@ -81,11 +105,16 @@ export class NodeAgent {
     this.log('agent_started', {
       admission_port: this.admissionPort,
       sessions: this.state.sessions.length,
+      devices: this.credentials.size,
+      credentials_version: this.credentials.version,
       pending_report: this.state.pending !== null,
     });
     this.loop('report', settings.reportIntervalS * 1000, () => this.report());
     this.loop('limits', settings.limitsIntervalS * 1000, () => this.limits());
+    this.loop('credentials', settings.credentialsPollS * 1000, () => this.sync.request());
     this.loop('core_watch', CORE_WATCH_MS, () => this.watchCore());
+    this.loop('access_log', ACCESS_LOG_READ_MS, () => this.connections.catchUp());
+    void this.sync.request();
   }
 
   /** Stops taking admissions and loops, lets the running work finish, and closes the clients. */
@@ -99,6 +128,8 @@ export class NodeAgent {
       this.server.close(() => resolve());
       this.server.closeAllConnections();
     });
+    this.credentials?.stop();
+    await this.sync?.stop();
     await Promise.allSettled([...this.running]);
     this.core.close();
     this.service.close();
@@ -129,11 +160,16 @@ export class NodeAgent {
   private async watchCore(): Promise<void> {
     const startedAt = Date.now() - (await this.core.uptime()) * 1000;
     if (startedAt > this.coreStartedAt + 2_500) {
-      this.log('core_restart_seen', { sessions: this.state.sessions.length });
-      await this.sessions.restore();
+      this.log('core_restart_seen', {
+        sessions: this.state.sessions.length,
+        devices: this.credentials.size,
+      });
+      this.coreStartedAt = startedAt;
+      await Promise.all([this.sessions.restore(), this.credentials.restore()]);
+    } else if (this.credentials.needsRepair) {
+      await this.credentials.restore();
     }
     this.coreStartedAt = startedAt;
-    await this.connections.catchUp();
   }
 
   /** Runs `work` every `periodMs` after the previous run ended; logs and survives its failures. */

@@ -13,10 +13,35 @@ export interface Session {
   lastActiveAt: number;
 }
 
+/** One device credential of this node: one core user, `<user id>.d.<device id>`. */
+export interface DeviceCredential {
+  deviceId: string;
+  userId: string;
+  vlessId: string;
+  /** When the agent removes it by itself (ms since the epoch), or null for never. */
+  expiresAt: number | null;
+}
+
+/** The node's set of device credentials as last applied, with the service's version of it. */
+export interface CredentialState {
+  version: number;
+  devices: DeviceCredential[];
+  /** Emails whose removal from the core (and whose connections' closing) may not have finished. */
+  ending: string[];
+}
+
+export interface DeviceTraffic {
+  device_id: string;
+  bytes_up: number;
+  bytes_down: number;
+}
+
 export interface TrafficEntry {
   user_id: string;
   bytes_up: number;
   bytes_down: number;
+  /** The share of the user's bytes that the user's devices carried (sessions carry the rest). */
+  devices?: DeviceTraffic[];
 }
 
 export interface Report {
@@ -42,10 +67,24 @@ export interface JournalState {
   /** When the core that produced `last` started (ms since the epoch), or null before any read. */
   coreStartedAt: number | null;
   pending: { reports: Report[]; next: CounterValues; coreStartedAt: number } | null;
+  /** Absent in journals written before devices existed: read as an empty set of version 0. */
+  credentials: CredentialState;
+}
+
+export function emptyCredentials(): CredentialState {
+  return { version: 0, devices: [], ending: [] };
 }
 
 export function emptyJournal(): JournalState {
-  return { version: 1, sessions: [], ending: [], last: {}, coreStartedAt: null, pending: null };
+  return {
+    version: 1,
+    sessions: [],
+    ending: [],
+    last: {},
+    coreStartedAt: null,
+    pending: null,
+    credentials: emptyCredentials(),
+  };
 }
 
 export const JOURNAL_FILE = 'journal.json';
@@ -76,9 +115,9 @@ export class Journal {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return emptyJournal();
       throw error;
     }
-    const state = JSON.parse(text) as JournalState;
+    const state = JSON.parse(text) as Partial<JournalState>;
     if (state.version !== 1) throw new Error(`unknown journal version ${String(state.version)}`);
-    return state;
+    return { ...emptyJournal(), ...state };
   }
 
   /** Resolves once the state as it is now (or later) is on disk. */

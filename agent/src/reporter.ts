@@ -1,9 +1,18 @@
 import { randomUUID } from 'node:crypto';
+import type { OnlineDevice } from './addresses';
 import type { CoreClient, UserCounters } from './core-client';
+import { parseEmail } from './emails';
 import type { CounterValues, Journal, JournalState, Report, TrafficEntry } from './journal';
 import { reason, type Log } from './log';
 import type { ServiceClient } from './service-client';
-import { emailUser, type Sessions } from './sessions';
+import type { Sessions } from './sessions';
+
+/** What a report needs of the node's devices: who is online, and closing their connections. */
+export interface ReportDevices {
+  online(): Promise<OnlineDevice[] | undefined>;
+  closeUsers(userIds: Iterable<string>, cause: string): Promise<void>;
+  closeDevices(deviceIds: readonly string[], cause: string): Promise<void>;
+}
 
 /** At most this many users in one POST /internal/traffic (the contract's limit). */
 export const REPORT_MAX_USERS = 10_000;
@@ -26,6 +35,7 @@ export class Reporter {
     private readonly sessions: Sessions,
     private readonly log: Log,
     private readonly now: () => number = Date.now,
+    private readonly devices: ReportDevices | null = null,
   ) {}
 
   /**
@@ -61,14 +71,24 @@ export class Reporter {
     const pending = this.state.pending;
     if (!pending) return true;
     const overLimit = new Set<string>();
-    for (const report of pending.reports) {
+    const close = new Set<string>();
+    // Who is online now goes with the first part, each time it is sent; it is never journaled.
+    let online: OnlineDevice[] | undefined;
+    try {
+      online = await this.devices?.online();
+    } catch (error) {
+      this.log('online_failed', { error: reason(error) });
+    }
+    for (const [index, report] of pending.reports.entries()) {
       try {
-        const answer = await this.service.traffic(report);
+        const answer = await this.service.traffic(report, index === 0 ? online : undefined);
         for (const user of answer.over_limit) overLimit.add(user);
+        for (const device of answer.close) close.add(device);
         this.log('report_sent', {
           report_id: report.report_id,
           users: report.entries.length,
           applied: answer.applied,
+          ...(index === 0 && online ? { online: online.length } : {}),
         });
       } catch (error) {
         this.log('report_failed', { report_id: report.report_id, error: reason(error) });
@@ -79,7 +99,11 @@ export class Reporter {
     this.state.coreStartedAt = pending.coreStartedAt;
     this.state.pending = null;
     await this.journal.commit();
-    if (overLimit.size > 0) await this.sessions.endUsers(overLimit, 'over_limit');
+    if (overLimit.size > 0) {
+      await this.sessions.endUsers(overLimit, 'over_limit');
+      await this.devices?.closeUsers(overLimit, 'over_limit');
+    }
+    if (close.size > 0) await this.devices?.closeDevices([...close], 'other_node');
     return true;
   }
 
@@ -95,7 +119,10 @@ export class Reporter {
   }
 }
 
-/** Each user's bytes since `base` (a counter below its base value started again from zero). */
+/**
+ * Each user's bytes since `base` (a counter below its base value started again from zero): the sum
+ * of its sessions and devices, with the devices' share also per device.
+ */
 export function usage(
   counters: ReadonlyMap<string, UserCounters>,
   base: CounterValues,
@@ -103,8 +130,9 @@ export function usage(
   const byUser = new Map<string, TrafficEntry>();
   const moved: string[] = [];
   for (const [email, now] of counters) {
-    const userId = emailUser(email);
-    if (userId === null) continue;
+    const owner = parseEmail(email);
+    if (owner === null) continue;
+    const userId = owner.userId;
     const [baseUp, baseDown] = base[email] ?? [0, 0];
     const up = now.up >= baseUp ? now.up - baseUp : now.up;
     const down = now.down >= baseDown ? now.down - baseDown : now.down;
@@ -113,6 +141,10 @@ export function usage(
     const entry = byUser.get(userId) ?? { user_id: userId, bytes_up: 0, bytes_down: 0 };
     entry.bytes_up += up;
     entry.bytes_down += down;
+    if (owner.deviceId !== undefined) {
+      entry.devices ??= [];
+      entry.devices.push({ device_id: owner.deviceId, bytes_up: up, bytes_down: down });
+    }
     byUser.set(userId, entry);
   }
   return { entries: [...byUser.values()], moved };

@@ -1,5 +1,6 @@
 import * as http from 'node:http';
 import * as https from 'node:https';
+import type { OnlineDevice } from './addresses';
 import type { Report } from './journal';
 
 export type Validation =
@@ -15,6 +16,24 @@ export type Validation =
 export interface TrafficAnswer {
   applied: boolean;
   over_limit: string[];
+  /** Devices whose newest address is on another node: their connections here are closed. */
+  close: string[];
+}
+
+/** A device credential as `GET /internal/credentials` sends it. */
+export interface WireCredential {
+  device_id: string;
+  user_id: string;
+  vless_id: string;
+  expires_at: string | null;
+}
+
+/** `GET /internal/credentials`: the changes since a version, or the whole set (`full`). */
+export interface CredentialChanges {
+  version: number;
+  full: boolean;
+  upsert: WireCredential[];
+  remove: string[];
 }
 
 export interface UserLimit {
@@ -32,6 +51,37 @@ export class ServiceUnavailable extends Error {
   ) {
     super(message);
   }
+}
+
+/** The strings of a list from the service; anything else in it is left out. */
+function strings(value: unknown): string[] {
+  return Array.isArray(value)
+    ? value.filter((item): item is string => typeof item === 'string')
+    : [];
+}
+
+/** The answer of `GET /internal/credentials` when it has the contract's shape, else null. */
+function credentialChanges(value: unknown): CredentialChanges | null {
+  if (typeof value !== 'object' || value === null) return null;
+  const { version, full, upsert, remove } = value as Record<string, unknown>;
+  if (typeof version !== 'number' || !Number.isSafeInteger(version) || version < 0) return null;
+  if (typeof full !== 'boolean' || !Array.isArray(upsert) || !Array.isArray(remove)) return null;
+  const credentials: WireCredential[] = [];
+  for (const item of upsert as unknown[]) {
+    if (typeof item !== 'object' || item === null) return null;
+    const { device_id, user_id, vless_id, expires_at } = item as Record<string, unknown>;
+    if (
+      typeof device_id !== 'string' ||
+      typeof user_id !== 'string' ||
+      typeof vless_id !== 'string' ||
+      (expires_at != null && typeof expires_at !== 'string')
+    ) {
+      return null;
+    }
+    credentials.push({ device_id, user_id, vless_id, expires_at: expires_at ?? null });
+  }
+  if (!remove.every((item) => typeof item === 'string')) return null;
+  return { version, full, upsert: credentials, remove: remove as string[] };
 }
 
 /** At most this many users in one GET /internal/limits (the contract's limit). */
@@ -65,13 +115,30 @@ export class ServiceClient {
     })) as Validation;
   }
 
-  async traffic(report: Report): Promise<TrafficAnswer> {
+  /** `online` is not part of the journaled report: it says what is open at the time of sending. */
+  async traffic(report: Report, online?: OnlineDevice[]): Promise<TrafficAnswer> {
     const answer = (await this.request('POST', '/internal/traffic', {
       node_id: this.nodeId,
       report_id: report.report_id,
       entries: report.entries,
-    })) as Partial<TrafficAnswer>;
-    return { applied: answer.applied === true, over_limit: answer.over_limit ?? [] };
+      ...(online ? { online } : {}),
+    })) as Partial<TrafficAnswer> | null;
+    return {
+      applied: answer?.applied === true,
+      over_limit: strings(answer?.over_limit),
+      close: strings(answer?.close),
+    };
+  }
+
+  /** This node's device credentials changed since `since` (0: the whole set). */
+  async credentials(since: number): Promise<CredentialChanges> {
+    const query = `node_id=${encodeURIComponent(this.nodeId)}&since=${since}`;
+    const answer = await this.request('GET', `/internal/credentials?${query}`);
+    const changes = credentialChanges(answer);
+    if (!changes) {
+      throw new ServiceUnavailable('GET /internal/credentials: an answer of the wrong shape');
+    }
+    return changes;
   }
 
   async limits(userIds: readonly string[]): Promise<UserLimit[]> {

@@ -1,22 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import type { ConnectionCloser } from './connections';
 import { CoreRefused, type CoreClient } from './core-client';
+import { sessionEmail } from './emails';
 import type { Journal, JournalState, Session } from './journal';
 import { reason, type Log } from './log';
+import { eachLimited } from './pool';
+
+export { emailUser, sessionEmail } from './emails';
 
 export type EndCause = 'idle' | 'over_limit' | 'inactive' | 'replaced';
 
-/** The core user's email for a user's slot: names both, so counters stay per user and bounded. */
-export function sessionEmail(userId: string, slot: number): string {
-  return `${userId}.${slot}`;
-}
-
-/** The user id an email names, or null for an email the agent did not make. */
-export function emailUser(email: string): string | null {
-  const dot = email.lastIndexOf('.');
-  if (dot <= 0 || !/^\d+$/.test(email.slice(dot + 1))) return null;
-  return email.slice(0, dot);
-}
+/** Core calls in flight at once when every session is put back into the core. */
+const RESTORE_CONCURRENCY = 32;
 
 /**
  * The sessions of this node: one core user each, at most `maxPerUser` per user in slots that are
@@ -117,14 +112,19 @@ export class Sessions {
     return this.serially(async () => {
       await this.finishEnding();
       let added = 0;
-      for (const session of this.state.sessions) {
-        try {
-          await this.core.addUser(session.email, session.vlessId, this.settings.flow);
-          added += 1;
-        } catch (error) {
-          if (!(error instanceof CoreRefused)) throw error;
-        }
-      }
+      const failed = await eachLimited(
+        this.state.sessions,
+        RESTORE_CONCURRENCY,
+        async (session) => {
+          try {
+            await this.core.addUser(session.email, session.vlessId, this.settings.flow);
+            added += 1;
+          } catch (error) {
+            if (!(error instanceof CoreRefused)) throw error;
+          }
+        },
+      );
+      if (failed.length > 0) throw failed[0];
       this.log('sessions_restored', { sessions: this.state.sessions.length, added });
     });
   }

@@ -25,6 +25,8 @@ export interface AgentSettings {
   limitsIntervalS: number;
   sessionIdleS: number;
   maxSessionsPerUser: number;
+  /** How often the node's device credentials are fetched when no nudge came. */
+  credentialsPollS: number;
 }
 
 export class SettingsError extends Error {}
@@ -80,6 +82,7 @@ export function loadAgentSettings(env: NodeJS.ProcessEnv): AgentSettings {
     limitsIntervalS: integer('LIMITS_INTERVAL_S', 60, 1, 86_400),
     sessionIdleS: integer('SESSION_IDLE_S', 1800, 1, 30 * 86_400),
     maxSessionsPerUser: integer('MAX_SESSIONS_PER_USER', 5, 1, 100),
+    credentialsPollS: integer('CREDENTIALS_POLL_S', 60, 1, 86_400),
   };
   if (problems.length > 0) throw new SettingsError(problems.join('; '));
   return settings;

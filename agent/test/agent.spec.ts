@@ -65,6 +65,7 @@ describe('node agent against a fake core and the real service', () => {
       limitsIntervalS: 3600,
       sessionIdleS: 3600,
       maxSessionsPerUser: 2,
+      credentialsPollS: 3600,
       ...overrides,
     };
     const agent = new NodeAgent(settings, () => undefined);

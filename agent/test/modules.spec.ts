@@ -36,6 +36,7 @@ describe('agent settings', () => {
       limitsIntervalS: 60,
       sessionIdleS: 1800,
       maxSessionsPerUser: 5,
+      credentialsPollS: 60,
     });
   });
 
