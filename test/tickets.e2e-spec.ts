@@ -262,6 +262,19 @@ describe('support tickets', () => {
       ['post', `/tickets/${ticket.id}/messages`, { body: '\u202Edrawkcab' }],
       ['post', `/tickets/${ticket.id}/messages`, { body: '\uFEFF' }],
       ['post', `/admin/tickets/${ticket.id}/messages`, { body: 'fixed\u200F\u202B' }],
+      // Fillers that draw nothing, mark floods, control characters, unpaired surrogates.
+      ['post', '/tickets', { subject: '\u3164', message: 'x' }],
+      ['post', '/tickets', { subject: 's', message: '\u3164\u3164' }],
+      ['post', '/tickets', { subject: 's', message: 'hi \u115F\u1160 there' }],
+      ['post', '/tickets', { subject: 's', message: '\uFFA0' }],
+      ['post', '/tickets', { subject: `H${'\u0336'.repeat(12)}elp`, message: 'x' }],
+      ['post', '/tickets', { subject: 's', message: `z${'\u0301\u0300\u0302'.repeat(3)}` }],
+      ['post', '/tickets', { subject: 'two\nlines', message: 'x' }],
+      ['post', '/tickets', { subject: 's', message: 'ring \u0007 ring' }],
+      ['post', '/tickets', { subject: 's', message: 'colour \u001b[31m' }],
+      ['post', '/tickets', { subject: 'a\ud800b', message: 'x' }],
+      ['post', `/tickets/${ticket.id}/messages`, { body: '\udc00' }],
+      ['post', `/admin/tickets/${ticket.id}/messages`, { body: 'ok \ud83d' }],
       ['post', `/tickets/${ticket.id}/messages`, { body: '' }],
       ['post', `/tickets/${ticket.id}/messages`, { body: 'x'.repeat(4001) }],
       ['post', `/tickets/${ticket.id}/messages`, { body: 42 }],
@@ -324,6 +337,14 @@ describe('support tickets', () => {
       .send({ body: persian })
       .expect(201);
     expect(posted.body.body).toBe(persian);
+    // A message keeps its lines and tabs.
+    const lines = 'Steps:\n\t1. open the app\r\n\t2. tap Connect';
+    await t
+      .http()
+      .post(`${API}/tickets/${ticket.id}/messages`)
+      .set(user.bearer)
+      .send({ body: lines })
+      .expect(201);
   });
 
   it('at most 5 open tickets; closing one frees a slot', async () => {

@@ -213,6 +213,17 @@ describe('withdrawals: balances never negative, staff moves, validation', () => 
         ['paid', { tx_ref: 7 }],
         ['paid', { tx_ref: 'x'.repeat(201) }],
         ['paid', { tx_ref: 'a\nb' }],
+        // Unpaired surrogates: PostgreSQL refused them in the audit entry, a 500 before.
+        ['reject', { reason: 'a\ud800b' }],
+        ['reject', { reason: '\udc00' }],
+        ['paid', { tx_ref: 'tx-\ud800' }],
+        // What staff and partners cannot see, or read otherwise.
+        ['reject', { reason: '\u200b' }],
+        ['reject', { reason: 'see \u202eacct' }],
+        ['reject', { reason: '\u3164' }],
+        ['paid', { tx_ref: 'tx\u200b-1' }],
+        ['paid', { tx_ref: 'tx\u2066-1' }],
+        ['paid', { tx_ref: 'tx\u0007' }],
       ];
       for (const [what, body] of bad) {
         const answer = await move(owner, id, what, body);
@@ -253,6 +264,10 @@ describe('withdrawals: balances never negative, staff moves, validation', () => 
         { ...good, destination: '\u200D' },
         { ...good, destination: '\u00AD\u2060' },
         { ...good, destination: '   ' },
+        { ...good, destination: 'acct-\ud800' },
+        { ...good, destination: '\u3164' },
+        { ...good, destination: 'acct \u3164' },
+        { ...good, destination: `acct-4${'\u0301'.repeat(8)}2` },
         { ...good, destination: 42 },
         { ...good, currency: 'TON', destination: 'not-a-ton-address' },
         { ...good, extra: 1 },

@@ -6,7 +6,7 @@ import {
   Logger,
 } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { isDatabaseUnavailable } from '../database/postgres-errors';
+import { isDatabaseUnavailable, isInvalidInput } from '../database/postgres-errors';
 import { errorBody } from './error-body';
 import { loggablePath } from './request-id';
 import { AppError, type ErrorCode } from './errors';
@@ -85,6 +85,20 @@ export function answerError(exception: unknown, request: Request, response: Resp
           request_id: requestId,
         }),
       );
+    return;
+  }
+  if (isInvalidInput(exception)) {
+    // Validation should have refused it first: logged, so that the missing rule gets written.
+    logger.warn(
+      { err: loggable(exception), request_id: requestId },
+      `database refused a value of ${request.method} ${loggablePath(request.path)}`,
+    );
+    response.status(400).json(
+      errorBody(400, 'VALIDATION_FAILED', 'request validation failed', {
+        details: [{ field: 'body', message: 'holds a value the database cannot store' }],
+        request_id: requestId,
+      }),
+    );
     return;
   }
   logger.error(

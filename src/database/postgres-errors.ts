@@ -43,3 +43,17 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   }
   return false;
 }
+
+/**
+ * SQLSTATEs of a value PostgreSQL cannot take as it was sent: 22P02 invalid_text_representation
+ * (an unpaired surrogate in a json value), 22021 character_not_in_repertoire (bytes that are not
+ * UTF-8), 22P05 untranslatable_character (a NUL in a json value).
+ */
+const INVALID_INPUT_STATES = new Set(['22P02', '22021', '22P05']);
+
+/** True when PostgreSQL refused a value of the request itself, not the service's own SQL. */
+export function isInvalidInput(error: unknown): boolean {
+  if (!(error instanceof QueryFailedError)) return false;
+  const code = (error.driverError as { code?: unknown }).code;
+  return typeof code === 'string' && INVALID_INPUT_STATES.has(code);
+}

@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional, PickType } from '@nestjs/swagger';
 import { IsInt, IsOptional, IsString, Length, Matches, Max, Min, NotEquals } from 'class-validator';
 import { PLAN_NAME } from '../../billing/dto/plan.dto';
+import { IsVisibleText } from '../../common/visible-text';
 import { StaffCredentials } from '../../users/dto/staff.dto';
 
 /** The most days one move of a subscription may add or take away. */
@@ -11,7 +12,7 @@ export class ReasonRequest {
   @ApiProperty({ minLength: 1, maxLength: 200, description: 'kept in the audit log' })
   @IsString()
   @Length(1, 200, { message: 'must be 1 to 200 characters' })
-  @Matches(/\S/, { message: 'must not be blank' })
+  @IsVisibleText()
   reason: string;
 }
 

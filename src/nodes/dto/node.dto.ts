@@ -18,6 +18,7 @@ import {
 } from 'class-validator';
 import { utils as sshUtils } from 'ssh2';
 import { PageQuery } from '../../common/pagination';
+import { IsVisibleText } from '../../common/visible-text';
 
 export const HOST_KEY_SHA256 = /^SHA256:[A-Za-z0-9+/]{43}$/;
 const SSH_USER = /^[a-z_][a-z0-9_-]{0,31}$/;
@@ -91,7 +92,7 @@ const DOMAIN = ValidateBy({
 
 /** The rules of each field, shared by create (required or optional) and PATCH (when present). */
 const RULES = {
-  name: () => applyDecorators(IsString(), MinLength(1), MaxLength(100)),
+  name: () => applyDecorators(IsString(), MinLength(1), MaxLength(100), IsVisibleText()),
   host: () => IsHost(),
   port: () => IsPort(),
   sshUser: () =>

@@ -85,7 +85,7 @@ export class RejectWithdrawalRequest {
   @ApiProperty({ minLength: 1, maxLength: 500 })
   @IsString()
   @Length(1, 500, { message: 'must be 1 to 500 characters' })
-  @Matches(/\S/, { message: 'must not be blank' })
+  @IsVisibleText()
   reason: string;
 }
 
@@ -94,7 +94,7 @@ export class PaidWithdrawalRequest {
   @IsOptional()
   @IsString()
   @Length(1, 200, { message: 'must be 1 to 200 characters' })
-  @Matches(PRINTABLE, { message: 'must be printable text' })
+  @IsVisibleText({ joiners: false })
   tx_ref?: string;
 }
 

@@ -12,14 +12,14 @@ export class CreateTicketRequest {
   @ApiProperty({ minLength: 1, maxLength: 200, example: 'Cannot connect from my phone' })
   @IsString()
   @Length(1, 200, { message: 'must be 1 to 200 characters' })
-  @IsVisibleText({ joiners: true })
+  @IsVisibleText()
   @NotContains(NUL, { message: NUL_MESSAGE })
   subject: string;
 
   @ApiProperty({ minLength: 1, maxLength: 4000, description: 'the first message of the thread' })
   @IsString()
   @Length(1, 4000, { message: 'must be 1 to 4000 characters' })
-  @IsVisibleText({ joiners: true })
+  @IsVisibleText({ lines: true })
   @NotContains(NUL, { message: NUL_MESSAGE })
   message: string;
 }
@@ -28,7 +28,7 @@ export class PostTicketMessageRequest {
   @ApiProperty({ minLength: 1, maxLength: 4000 })
   @IsString()
   @Length(1, 4000, { message: 'must be 1 to 4000 characters' })
-  @IsVisibleText({ joiners: true })
+  @IsVisibleText({ lines: true })
   @NotContains(NUL, { message: NUL_MESSAGE })
   body: string;
 }
