@@ -217,14 +217,16 @@ describe('staff actions on one account', () => {
       }).expect(200);
       expect(Date.parse(blocked.body.blocked_at)).toBeGreaterThan(Date.now() - 60_000);
 
-      // Its session ended at once: the access token and the refresh cookie are refused.
+      // Its session ended at once: the access token is refused, the refresh cookie says why.
       await t.http().get(`${API}/users/me`).set(seedLogin.bearer).expect(401);
-      await t
-        .http()
-        .post(`${API}/auth/refresh`)
-        .set('Cookie', `refresh_token=${seedLogin.session.refreshToken}`)
-        .set('Origin', TRUSTED_ORIGIN)
-        .expect(401);
+      const refresh = () =>
+        t
+          .http()
+          .post(`${API}/auth/refresh`)
+          .set('Cookie', `refresh_token=${seedLogin.session.refreshToken}`)
+          .set('Origin', TRUSTED_ORIGIN);
+      const refused = await refresh().expect(403);
+      expect(refused.body).toMatchObject({ code: 'ACCOUNT_BLOCKED' });
       // Signing in again: 403 ACCOUNT_BLOCKED, and no session is made.
       const sessionsBefore = await t.dataSource.query(
         `SELECT count(*)::int AS n FROM refresh_sessions WHERE user_id = $1`,
@@ -257,6 +259,8 @@ describe('staff actions on one account', () => {
       ]);
 
       await post(moderator, `/admin/users/${seedLogin.user.id}/unblock`).expect(200);
+      // The block ended that session for good: unblocked, its refresh cookie is merely invalid.
+      expect((await refresh().expect(401)).body).toMatchObject({ code: 'REFRESH_INVALID' });
       const back = await t
         .http()
         .post(`${API}/auth/seed/login`)
@@ -289,7 +293,7 @@ describe('staff actions on one account', () => {
       expect(refresh.body).toMatchObject({ code: 'ACCOUNT_BLOCKED' });
     });
 
-    it('staff accounts are the owner’s to block; the owner cannot block itself', async () => {
+    it('staff accounts are the owner’s to block; the owner cannot block itself (403)', async () => {
       const other = await newUser(t, 'moderator');
       const partner = await newUser(t, 'partner');
       for (const target of [other, partner, owner]) {
@@ -299,8 +303,8 @@ describe('staff actions on one account', () => {
         expect(refused.body).toMatchObject({ code: 'FORBIDDEN' });
       }
       const self = await post(owner, `/admin/users/${owner.user.id}/block`, { reason: 'x' });
-      expect(self.status).toBe(409);
-      expect(self.body).toMatchObject({ code: 'CONFLICT' });
+      expect(self.status).toBe(403);
+      expect(self.body).toMatchObject({ code: 'FORBIDDEN' });
 
       await post(owner, `/admin/users/${other.user.id}/block`, { reason: 'left the team' }).expect(
         200,
@@ -377,6 +381,151 @@ describe('staff actions on one account', () => {
       await post(moderator, `/admin/users/${owner.user.id}/password`, {
         password: 'long-enough-password',
       }).expect(403);
+    });
+  });
+
+  describe('staff never act on their own account; staff accounts are the owner’s (403)', () => {
+    /** Every action on one account, with a body it would accept. */
+    const ACTIONS: [method: 'post' | 'patch', action: string, body?: object][] = [
+      ['post', 'subscription', { days: 3650, reason: 'r' }],
+      ['post', 'traffic/reset', { reason: 'r' }],
+      ['patch', 'traffic-limit', { traffic_limit_bytes: Number.MAX_SAFE_INTEGER }],
+      ['post', 'block', { reason: 'r' }],
+      ['post', 'unblock'],
+      ['post', 'password', { password: 'a-new-long-enough-password' }],
+      ['patch', 'node-access', { can_manage_nodes: true }],
+    ];
+    const act = (staff: TestUser, method: 'post' | 'patch', path: string, body?: object) => {
+      const request = t.http()[method](`${API}/admin/users/${path}`).set(staff.bearer);
+      return body === undefined ? request : request.send(body);
+    };
+    const fullRow = async (id: string) =>
+      (
+        await t.dataSource.query(
+          `SELECT plan_name, subscription_expires_at, traffic_used_bytes, traffic_limit_bytes,
+                  blocked_at, password_hash, can_manage_nodes
+             FROM users WHERE id = $1`,
+          [id],
+        )
+      )[0] as Record<string, unknown>;
+    const refusedAll = async (actor: TestUser, target: TestUser) => {
+      const before = await fullRow(target.user.id);
+      for (const [method, action, body] of ACTIONS) {
+        const response = await act(actor, method, `${target.user.id}/${action}`, body);
+        expect([action, response.status, response.body.code]).toEqual([action, 403, 'FORBIDDEN']);
+      }
+      expect(await fullRow(target.user.id)).toEqual(before);
+      expect(await auditFor(target.user.id)).toEqual([]);
+    };
+
+    it('a moderator on its own account', async () => {
+      const self = await newUser(t, 'moderator', { trafficUsedBytes: '7' });
+      await refusedAll(self, self);
+    });
+
+    it('a moderator on any other staff account, the owner’s included', async () => {
+      const actor = await newUser(t, 'moderator');
+      for (const kind of ['moderator', 'support', 'partner'] as const) {
+        await refusedAll(actor, await newUser(t, kind, { trafficUsedBytes: '7' }));
+      }
+      await refusedAll(actor, owner);
+    });
+
+    it('the owner on its own account', async () => {
+      await refusedAll(owner, owner);
+    });
+
+    it('the owner acts on a moderator', async () => {
+      const target = await newUser(t, 'moderator', { trafficUsedBytes: '7' });
+      for (const [method, action, body] of ACTIONS) {
+        const response = await act(owner, method, `${target.user.id}/${action}`, body);
+        expect([action, response.status]).toEqual([action, action === 'password' ? 204 : 200]);
+      }
+      expect(await fullRow(target.user.id)).toMatchObject({
+        plan_name: 'manual',
+        traffic_used_bytes: '0',
+        traffic_limit_bytes: String(Number.MAX_SAFE_INTEGER),
+        blocked_at: null,
+        can_manage_nodes: true,
+      });
+      expect((await auditFor(target.user.id)).map((entry) => entry.action)).toEqual([
+        'user.subscription_moved',
+        'user.traffic_reset',
+        'user.traffic_limit_changed',
+        'user.blocked',
+        'user.unblocked',
+        'user.password_reset',
+        'user.node_access_changed',
+      ]);
+    });
+  });
+
+  describe('staff text must be well-formed and visible: 400 naming the field, nothing changed', () => {
+    /** An unpaired surrogate: JSON may carry it, UTF-8 and PostgreSQL's json cannot. */
+    const UNPAIRED = ['a\ud800b', 'a\udc00b', '\ud83d'];
+    /** Text a reader cannot see, or that reads other than it is stored. */
+    const INVISIBLE = [
+      '\u200b',
+      'acct-\u202e24-tcca',
+      'ok\u2066x',
+      'zero\u200bwidth',
+      'word\u2060joiner',
+      'bom\ufeff',
+      'tab\tbetween',
+      'line\nbreak',
+      'bell\u0007',
+      '\u3164',
+      'filler \u3164 inside',
+      'a\u115fb',
+      'a\uffa0b',
+      'e' + '\u0301'.repeat(5),
+      '\u0301\u0301',
+      ' \u00a0 ',
+    ];
+    const REASON_ACTIONS: [action: string, body: (reason: string) => object][] = [
+      ['subscription', (reason) => ({ days: 10, reason })],
+      ['traffic/reset', (reason) => ({ reason })],
+      ['block', (reason) => ({ reason })],
+    ];
+
+    it.each(REASON_ACTIONS)('%s with an unpaired surrogate in its reason', async (action, body) => {
+      const { user } = await newUser(t, 'seed', { trafficUsedBytes: '7' });
+      const before = await row(user.id);
+      for (const reason of UNPAIRED) {
+        const response = await post(moderator, `/admin/users/${user.id}/${action}`, body(reason));
+        expect([reason, response.status, response.body.code]).toEqual([
+          reason,
+          400,
+          'VALIDATION_FAILED',
+        ]);
+        expect(response.body.details).toEqual([
+          { field: 'reason', message: expect.stringMatching(/well-formed/) },
+        ]);
+      }
+      expect(await row(user.id)).toEqual(before);
+      expect(await auditFor(user.id)).toEqual([]);
+    });
+
+    it('traffic/reset with a reason nobody can read as stored', async () => {
+      const { user } = await newUser(t, 'seed', { trafficUsedBytes: '7' });
+      const before = await row(user.id);
+      for (const reason of INVISIBLE) {
+        const response = await post(moderator, `/admin/users/${user.id}/traffic/reset`, {
+          reason,
+        });
+        expect([reason, response.status, response.body.code]).toEqual([
+          reason,
+          400,
+          'VALIDATION_FAILED',
+        ]);
+        expect(response.body.details.map((d: { field: string }) => d.field)).toEqual(['reason']);
+      }
+      expect(await row(user.id)).toEqual(before);
+      expect(await auditFor(user.id)).toEqual([]);
+      // Any script, emoji made with joiners, and a few accents on a letter stay welcome.
+      for (const reason of ['Вернули 3 дня', 'خطأ في الدفع', '👩‍💻 asked', 'e\u0301\u0302 ok']) {
+        await post(moderator, `/admin/users/${user.id}/traffic/reset`, { reason }).expect(200);
+      }
     });
   });
 

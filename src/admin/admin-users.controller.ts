@@ -93,7 +93,7 @@ export class AdminUsersController {
     @Param('id', UuidPipe) id: string,
     @Body() body: NodeAccessRequest,
   ): Promise<UserResponse> {
-    return toUserViewResponse(await this.admin.setNodeAccess(caller.id, id, body.can_manage_nodes));
+    return toUserViewResponse(await this.admin.setNodeAccess(caller, id, body.can_manage_nodes));
   }
 
   @Answers('NO_USER')
@@ -106,7 +106,7 @@ export class AdminUsersController {
     @Body() body: UserTrafficLimitRequest,
   ): Promise<UserResponse> {
     return toUserViewResponse(
-      await this.admin.setUserTrafficLimit(caller.id, id, body.traffic_limit_bytes),
+      await this.admin.setUserTrafficLimit(caller, id, body.traffic_limit_bytes),
     );
   }
 

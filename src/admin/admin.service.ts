@@ -3,6 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { AUDIT_ACTIONS, AuditService } from '../audit/audit.service';
 import { keysetPage, type Page, type PageQuery, pagePosition } from '../common/pagination';
 import { hashPassword } from '../auth/passwords';
+import type { AuthUser } from '../common/auth/auth-user';
 import { AppError } from '../common/errors';
 import {
   AppSettingsRepository,
@@ -18,6 +19,7 @@ import { Transactional } from '@nestjs-cls/transactional';
 import { UsersService } from '../users/users.service';
 import { AdminRepository, type UserFilter } from './admin.repository';
 import { generatePartnerCode } from './partner-code';
+import { refuseSelfOrStaff } from './acting-on';
 
 /** A generated partner code that collides is drawn again, a few times at most. */
 const PARTNER_CODE_ATTEMPTS = 5;
@@ -119,16 +121,15 @@ export class AdminService {
    * Grants or withdraws node management. The contract's node_manage is "owner, or staff with
    * can_manage_nodes", and staff are owners and moderators: partners and support cannot hold it.
    */
-  async setNodeAccess(actorId: string, targetId: string, value: boolean): Promise<UserView> {
-    return this.users.changeThenView(targetId, () =>
-      this.changeNodeAccess(actorId, targetId, value),
-    );
+  async setNodeAccess(actor: AuthUser, targetId: string, value: boolean): Promise<UserView> {
+    return this.users.changeThenView(targetId, () => this.changeNodeAccess(actor, targetId, value));
   }
 
   /** The user stays locked from the read to the audit entry, so before/after are exact. */
   @Transactional()
-  private async changeNodeAccess(actorId: string, targetId: string, value: boolean): Promise<void> {
+  private async changeNodeAccess(actor: AuthUser, targetId: string, value: boolean): Promise<void> {
     const user = await this.usersRepo.lockOne(targetId);
+    refuseSelfOrStaff(actor, user);
     if (value && (user.role === null || !NODE_ACCESS_ROLES.includes(user.role))) {
       throw new AppError(
         'CONFLICT',
@@ -138,7 +139,7 @@ export class AdminService {
     if (user.canManageNodes === value) return;
     await this.usersRepo.setCanManageNodes(targetId, value);
     await this.audit.record({
-      actorId,
+      actorId: actor.id,
       action: AUDIT_ACTIONS.nodeAccessChanged,
       targetType: 'user',
       targetId,
@@ -149,27 +150,28 @@ export class AdminService {
 
   /** A per-user override of the default limit; null removes it. */
   async setUserTrafficLimit(
-    actorId: string,
+    actor: AuthUser,
     targetId: string,
     bytes: number | null,
   ): Promise<UserView> {
     return this.users.changeThenView(targetId, () =>
-      this.changeTrafficLimit(actorId, targetId, bytes),
+      this.changeTrafficLimit(actor, targetId, bytes),
     );
   }
 
   @Transactional()
   private async changeTrafficLimit(
-    actorId: string,
+    actor: AuthUser,
     targetId: string,
     bytes: number | null,
   ): Promise<void> {
     const next = bytes === null ? null : String(bytes);
     const user = await this.usersRepo.lockOne(targetId);
+    refuseSelfOrStaff(actor, user);
     if (user.trafficLimitBytes === next) return;
     await this.traffic.setTrafficLimit(targetId, next);
     await this.audit.record({
-      actorId,
+      actorId: actor.id,
       action: AUDIT_ACTIONS.trafficLimitChanged,
       targetType: 'user',
       targetId,

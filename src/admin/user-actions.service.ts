@@ -6,11 +6,11 @@ import { SessionsService } from '../auth/sessions.service';
 import type { AuthUser } from '../common/auth/auth-user';
 import { AppError } from '../common/errors';
 import type { UserView } from '../users/dto/user.response';
-import type { User } from '../users/entities/user.entity';
 import { AccountsRepository } from '../users/accounts.repository';
 import { SubscriptionsRepository } from '../users/subscriptions.repository';
 import { UserTrafficRepository } from '../users/user-traffic.repository';
 import { UsersService } from '../users/users.service';
+import { refuseSelfOrStaff } from './acting-on';
 
 /** The plan name of a subscription staff give a user that has none running, unless they name one. */
 export const MANUAL_PLAN_NAME = 'manual';
@@ -26,7 +26,8 @@ export interface SubscriptionMove {
  * What staff do to one account: move its subscription, reset its used traffic, block and unblock
  * it, set a staff account's password. Each runs in one transaction with the user's row locked from
  * the read to the audit entry (who, what, before and after, and the reason), so concurrent actions
- * on one user apply one after another, each exactly once.
+ * on one user apply one after another, each exactly once. None on the actor's own account, and on
+ * a staff account only by the owner (`refuseSelfOrStaff`).
  */
 @Injectable()
 export class UserActionsService {
@@ -40,38 +41,37 @@ export class UserActionsService {
   ) {}
 
   async moveSubscription(actor: AuthUser, id: string, move: SubscriptionMove): Promise<UserView> {
-    return this.users.changeThenView(id, () => this.applyMove(actor.id, id, move));
+    return this.users.changeThenView(id, () => this.applyMove(actor, id, move));
   }
 
   @Transactional()
-  private async applyMove(actorId: string, id: string, move: SubscriptionMove): Promise<void> {
+  private async applyMove(actor: AuthUser, id: string, move: SubscriptionMove): Promise<void> {
     const user = await this.accounts.lockOne(id);
+    refuseSelfOrStaff(actor, user);
     const moved = await this.subscriptions.moveEnd(id, move.days, move.planName, MANUAL_PLAN_NAME);
     if (!moved) throw new Error(`user ${id} vanished under its lock`);
-    await this.record(actorId, AUDIT_ACTIONS.subscriptionMoved, id, move.reason, {
+    await this.record(actor.id, AUDIT_ACTIONS.subscriptionMoved, id, move.reason, {
       before: { plan_name: user.planName, expires_at: user.subscriptionExpiresAt },
       after: { plan_name: moved.planName, expires_at: moved.expiresAt, days: move.days },
     });
   }
 
   async resetTraffic(actor: AuthUser, id: string, reason: string): Promise<UserView> {
-    return this.users.changeThenView(id, () => this.applyTrafficReset(actor.id, id, reason));
+    return this.users.changeThenView(id, () => this.applyTrafficReset(actor, id, reason));
   }
 
   @Transactional()
-  private async applyTrafficReset(actorId: string, id: string, reason: string): Promise<void> {
+  private async applyTrafficReset(actor: AuthUser, id: string, reason: string): Promise<void> {
     const user = await this.accounts.lockOne(id);
+    refuseSelfOrStaff(actor, user);
     await this.traffic.resetUsed(id);
-    await this.record(actorId, AUDIT_ACTIONS.trafficReset, id, reason, {
+    await this.record(actor.id, AUDIT_ACTIONS.trafficReset, id, reason, {
       before: { traffic_used_bytes: Number(user.trafficUsedBytes) },
       after: { traffic_used_bytes: 0 },
     });
   }
 
-  /**
-   * Blocks the account and ends its sessions, together. Staff accounts are the owner's to block;
-   * the owner cannot block itself. Blocking a blocked account changes nothing.
-   */
+  /** Blocks the account and ends its sessions, together. Blocking a blocked account changes nothing. */
   async block(actor: AuthUser, id: string, reason: string): Promise<UserView> {
     return this.users.changeThenView(id, () => this.applyBlock(actor, id, reason));
   }
@@ -79,8 +79,7 @@ export class UserActionsService {
   @Transactional()
   private async applyBlock(actor: AuthUser, id: string, reason: string): Promise<void> {
     const user = await this.accounts.lockOne(id);
-    this.mayChangeBlock(actor, user);
-    if (user.id === actor.id) throw new AppError('CONFLICT', 'you cannot block your own account');
+    refuseSelfOrStaff(actor, user);
     if (user.blockedAt !== null) return;
     const blockedAt = await this.accounts.setBlocked(id, true);
     await this.sessions.revokeAll(id);
@@ -98,7 +97,7 @@ export class UserActionsService {
   @Transactional()
   private async applyUnblock(actor: AuthUser, id: string): Promise<void> {
     const user = await this.accounts.lockOne(id);
-    this.mayChangeBlock(actor, user);
+    refuseSelfOrStaff(actor, user);
     if (user.blockedAt === null) return;
     await this.accounts.setBlocked(id, false);
     await this.record(actor.id, AUDIT_ACTIONS.userUnblocked, id, null, {
@@ -110,29 +109,23 @@ export class UserActionsService {
   /** A staff account's new password (the owner's action); every session of it ends. */
   async setStaffPassword(actor: AuthUser, id: string, password: string): Promise<void> {
     const hash = await hashPassword(password);
-    await this.users.withNoUser(() => this.applyPassword(actor.id, id, hash));
+    await this.users.withNoUser(() => this.applyPassword(actor, id, hash));
   }
 
   @Transactional()
-  private async applyPassword(actorId: string, id: string, passwordHash: string): Promise<void> {
+  private async applyPassword(actor: AuthUser, id: string, passwordHash: string): Promise<void> {
     const user = await this.accounts.lockOne(id);
+    refuseSelfOrStaff(actor, user);
     if (user.role === null) {
       throw new AppError('CONFLICT', 'only staff accounts have a password to reset');
     }
     await this.accounts.updatePasswordHash(id, passwordHash);
     await this.sessions.revokeAll(id);
     // Never the password or its hash: only that it changed.
-    await this.record(actorId, AUDIT_ACTIONS.passwordReset, id, null, {
+    await this.record(actor.id, AUDIT_ACTIONS.passwordReset, id, null, {
       before: null,
       after: { password_changed: true, sessions_ended: true },
     });
-  }
-
-  /** Any staff member blocks ordinary accounts; only the owner blocks staff accounts. */
-  private mayChangeBlock(actor: AuthUser, user: User): void {
-    if (user.role !== null && actor.role !== 'owner') {
-      throw new AppError('FORBIDDEN', 'only the owner may block or unblock staff accounts');
-    }
   }
 
   private record(

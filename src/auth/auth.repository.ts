@@ -6,7 +6,8 @@ import { sqlRows } from '../database/sql';
 export type RotationResult =
   | { outcome: 'rotated'; userId: string; sessionId: string }
   | { outcome: 'reused'; userId: string }
-  | { outcome: 'invalid' };
+  /** `userId`: the owner of a known session that was revoked or has expired. */
+  | { outcome: 'invalid'; userId: string | null };
 
 export type LoginCodeState =
   | { state: 'unknown' }

@@ -67,7 +67,10 @@ export class SessionsService {
     };
   }
 
-  /** Rotates a refresh token. Reuse of a rotated one revokes every session of its user. */
+  /**
+   * Rotates a refresh token. Reuse of a rotated one revokes every session of its user. A blocked
+   * account's token answers 403 ACCOUNT_BLOCKED, whether or not the block has revoked it yet.
+   */
   async refresh(
     refreshToken: string | undefined,
     account: (userId: string) => Promise<{ role: Role | null; blockedAt: Date | null }>,
@@ -94,6 +97,8 @@ export class SessionsService {
           'this refresh token was already used; every session is now signed out',
         );
       case 'invalid':
+        // Blocking revoked the session: say so, as a sign-in would, not merely that it is invalid.
+        if (result.userId !== null) refuseBlocked(await account(result.userId));
         throw new AppError('REFRESH_INVALID', 'missing, unknown, expired or revoked refresh token');
     }
   }
@@ -119,7 +124,7 @@ export class SessionsService {
       await this.repository.revokeAllSessions(session.userId);
       return { outcome: 'reused', userId: session.userId };
     }
-    return { outcome: 'invalid' };
+    return { outcome: 'invalid', userId: session?.userId ?? null };
   }
 
   /** Ends the whole sign-in: every access and refresh token of its family stops working. */
