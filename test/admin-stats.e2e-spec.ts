@@ -167,6 +167,8 @@ describe('GET /admin/stats', () => {
     expect(days).toHaveLength(30);
     expect(days[0].date).toBe(dayAgo(29));
     expect(days[29].date).toBe(dayAgo(0));
+    // `?days=` (empty) is the default too.
+    expect((await stats('?days=').expect(200)).body.days).toEqual(days);
     const year = (await stats('?days=366').expect(200)).body.days as { date: string }[];
     expect(year).toHaveLength(366);
     expect(year.filter((day) => day.date === dayAgo(40))).toHaveLength(1);

@@ -84,7 +84,8 @@ describe('system routes and the error body', () => {
       await t.http().get('/api/v1/no-such-route').expect(404),
     ]) {
       expect(res.headers['x-content-type-options']).toBe('nosniff');
-      expect(res.headers['x-frame-options']).toBe('SAMEORIGIN');
+      // As the pages' `frame-ancestors 'none'` says: nothing frames the service, not even itself.
+      expect(res.headers['x-frame-options']).toBe('DENY');
       expect(res.headers['strict-transport-security']).toMatch(/^max-age=\d+; includeSubDomains$/);
       expect(res.headers['referrer-policy']).toBe('no-referrer');
       expect(res.headers['cross-origin-opener-policy']).toBe('same-origin');

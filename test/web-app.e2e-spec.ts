@@ -55,6 +55,29 @@ describe('the web app served by the service', () => {
     }
   });
 
+  it('the API prefix is matched case-sensitively: /API/v1 is not the API, for any method', async () => {
+    const page = await t.http().get('/API/v1/health').expect(200);
+    expect(page.headers['content-type']).toBe('text/html; charset=utf-8');
+    for (const [method, path] of [
+      ['post', '/API/v1/auth/logout'],
+      ['post', '/Api/v1/tickets'],
+      ['put', '/API/v1/admin/plans/monthly'],
+      ['get', '/api/V1/health'],
+    ] as const) {
+      const res = await t.http()[method](path).send({});
+      expect([method, path, res.status, res.body.code]).toEqual([method, path, 404, 'NOT_FOUND']);
+    }
+    const health = await t.http().get('/api/v1/health').expect(200);
+    expect(health.headers['content-type']).toMatch(/^application\/json/);
+  });
+
+  it('is never framed: X-Frame-Options agrees with frame-ancestors', async () => {
+    for (const path of ['/account', '/api/v1/health']) {
+      const res = await t.http().get(path).expect(200);
+      expect([path, res.headers['x-frame-options']]).toEqual([path, 'DENY']);
+    }
+  });
+
   it('keeps the API as it was: JSON, no-store, and the origin check for other origins', async () => {
     const user = await newUser(t, 'seed');
     const me = await t.http().get('/api/v1/users/me').set(user.bearer).expect(200);

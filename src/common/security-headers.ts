@@ -7,14 +7,16 @@ type Header = [name: string, value: OutgoingHttpHeader];
 /**
  * The headers every answer carries: helmet's (without a Content-Security-Policy: the API answers
  * JSON, and the docs set their own) and `Cache-Control: no-store`, since answers are per user
- * (sessions, money) and never cached by browsers or proxies.
+ * (sessions, money) and never cached by browsers or proxies. `X-Frame-Options: DENY`, not helmet's
+ * SAMEORIGIN: the web app's and the docs' policies say `frame-ancestors 'none'`, and older
+ * browsers that read only this header must be told the same.
  *
  * Helmet's headers depend on its options only, never on the request, so they are read from helmet
  * once at start and set by this one middleware: helmet itself runs eleven middlewares per request.
  */
 export function securityHeaders(): RequestHandler {
   const headers: Header[] = [
-    ...headersOf(helmet({ contentSecurityPolicy: false })),
+    ...headersOf(helmet({ contentSecurityPolicy: false, frameguard: { action: 'deny' } })),
     ['Cache-Control', 'no-store'],
   ];
   return (_request, response, next) => {

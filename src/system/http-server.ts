@@ -1,5 +1,6 @@
 import type { NestApplicationOptions } from '@nestjs/common';
 import { ExpressAdapter } from '@nestjs/platform-express';
+import express from 'express';
 import { createServer } from 'node:http';
 import type { Settings } from '../config/settings';
 
@@ -15,7 +16,7 @@ const TIMEOUT_CHECK_MS = 1_000;
  */
 export class TimedExpressAdapter extends ExpressAdapter {
   constructor(private readonly settings: Settings) {
-    super();
+    super(caseSensitiveExpress());
   }
 
   override initHttpServer(_options: NestApplicationOptions): void {
@@ -32,4 +33,17 @@ export class TimedExpressAdapter extends ExpressAdapter {
     server.maxConnections = http.maxConnections;
     this.httpServer = server;
   }
+}
+
+/**
+ * Express with case-sensitive routing: `/api/v1/…` is the API and `/API/v1/…` is not, as the web
+ * app (`web-app.ts`), the body limits per route and every other check by path already read it.
+ * Express's default matched routes in any case, so `POST /API/v1/…` reached the API while
+ * `GET /API/v1/…` got the web app. Set before the adapter's first middleware creates the router,
+ * which reads the setting once.
+ */
+function caseSensitiveExpress(): express.Express {
+  const app = express();
+  app.set('case sensitive routing', true);
+  return app;
 }

@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
+import { Transform, Type } from 'class-transformer';
 import { IsInt, IsOptional, Max, Min } from 'class-validator';
 import type { StatsDay, StatsTotals } from '../stats.repository';
 
@@ -14,6 +14,11 @@ export class StatsQuery {
     default: DEFAULT_STATS_DAYS,
     description: 'UTC days, today included',
   })
+  // `?days=` (empty), as a form with the field left blank sends it, means the default. The
+  // original is read: by the time this runs, the conversion to a number has made '' a 0.
+  @Transform(({ value, obj }: { value: unknown; obj: Record<string, unknown> }) =>
+    obj.days === '' ? undefined : value,
+  )
   @IsOptional()
   @Type(() => Number)
   @IsInt({ message: 'must be an integer' })
