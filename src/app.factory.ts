@@ -102,11 +102,6 @@ export async function createApp(options: AppModuleOptions): Promise<NestExpressA
   for (const warning of settingsWarnings(settings)) {
     new NestLogger('Security').warn(`!!! ${warning} !!!`);
   }
-  if (!settings.cookieSecure) {
-    new NestLogger('Security').warn(
-      '!!! COOKIE_SECURE=false: session cookies will be sent over plain HTTP. Never run like this in production. !!!',
-    );
-  }
   return app;
 }
 

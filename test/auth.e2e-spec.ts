@@ -25,7 +25,8 @@ function signWidget(
 describe('accounts and sessions', () => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await startTestApp({ BOT_TOKEN, COOKIE_DOMAIN: 'example.test' });
+    // Secure as production sets it by default; outside production the default is not Secure.
+    t = await startTestApp({ BOT_TOKEN, COOKIE_DOMAIN: 'example.test', COOKIE_SECURE: 'true' });
   });
   afterAll(() => t.close());
 
@@ -671,5 +672,44 @@ describe('accounts and sessions', () => {
       const [{ n: after }] = await t.dataSource.query('SELECT count(*)::int AS n FROM users');
       expect(after).toBe(before);
     });
+  });
+});
+
+/**
+ * Its own app, after the one above has closed: passport's strategies are global to the process, so
+ * two apps open at once would check each other's sessions.
+ */
+describe('session cookies in development', () => {
+  let dev: TestApp;
+  beforeAll(async () => {
+    dev = await startTestApp({ NODE_ENV: 'development' });
+  });
+  afterAll(() => dev.close());
+
+  it('are not Secure, so plain HTTP at any address keeps them: seed and staff sign-in', async () => {
+    // A browser drops a Secure cookie over http://<the machine's address>:3000 (issue 42).
+    const staff = await newUser(dev, 'moderator');
+    const signIns = [
+      await dev.http().post('/api/v1/auth/seed').expect(201),
+      await dev
+        .http()
+        .post('/api/v1/auth/admin/login')
+        .send({ username: staff.user.username, password: staff.password })
+        .expect(200),
+    ];
+    for (const signIn of signIns) {
+      const cookies = parseSetCookies(signIn.headers['set-cookie']);
+      for (const name of ['access_token', 'refresh_token']) {
+        expect([name, cookies[name].attributes]).toEqual([
+          name,
+          expect.objectContaining({ httponly: true, samesite: 'Lax' }),
+        ]);
+        expect([name, cookies[name].attributes.secure]).toEqual([name, undefined]);
+      }
+      const cookie = Object.entries(cookies)
+        .map(([name, c]) => `${name}=${c.value}`)
+        .join('; ');
+      await dev.http().get('/api/v1/users/me').set('Cookie', cookie).expect(200);
+    }
   });
 });

@@ -41,7 +41,8 @@ describe('loadSettings', () => {
       migrationsRun: true,
       accessTokenTtlS: 900,
       refreshTokenTtlS: 2_592_000,
-      cookieSecure: true,
+      // Outside production: browsers keep no Secure cookie over plain HTTP (issue 42).
+      cookieSecure: false,
       cookieDomain: null,
       corsOrigins: [],
       appUrl: 'http://localhost:3000',
@@ -209,6 +210,34 @@ describe('loadSettings', () => {
     }
     // Outside production the development defaults stand.
     expect(problemsOf({ ...SECRETS, DATA_DIR: dataDir() })).toEqual([]);
+  });
+
+  it('session cookies are Secure by default in production only; COOKIE_SECURE decides when set', () => {
+    const secure = (env: Record<string, string>) =>
+      loadSettings({ ...SECRETS, DATA_DIR: dataDir(), ...env }).cookieSecure;
+    expect(secure({ ...PRODUCTION })).toBe(true);
+    expect(secure({ NODE_ENV: 'development' })).toBe(false);
+    expect(secure({ NODE_ENV: 'test' })).toBe(false);
+    expect(secure({ ...PRODUCTION, COOKIE_SECURE: 'false' })).toBe(false);
+    expect(secure({ NODE_ENV: 'development', COOKIE_SECURE: 'true' })).toBe(true);
+  });
+
+  it('warns in production when session cookies meet plain HTTP', () => {
+    const warningsFor = (env: Record<string, string>) =>
+      settingsWarnings(loadSettings({ ...SECRETS, ...PRODUCTION, ...env }));
+    expect(warningsFor({})).toEqual([]);
+    expect(warningsFor({ PUBLIC_API_URL: 'http://vpn.example.com' })).toEqual([
+      expect.stringMatching(
+        /^COOKIE_SECURE=true while PUBLIC_API_URL=http:\/\/vpn\.example\.com is plain HTTP: browsers drop Secure cookies/,
+      ),
+    ]);
+    expect(warningsFor({ COOKIE_SECURE: 'false' })).toEqual([
+      expect.stringMatching(/^COOKIE_SECURE=false: session cookies will be sent over plain HTTP/),
+    ]);
+    // Development over plain HTTP is the expected case: nothing to warn about.
+    expect(
+      settingsWarnings(loadSettings({ ...SECRETS, DATA_DIR: dataDir(), NODE_ENV: 'development' })),
+    ).toEqual([]);
   });
 
   it('warns when TRUST_PROXY counts hops while the port is reachable without the proxy', () => {

@@ -259,7 +259,9 @@ export function loadSettings(env: Env = process.env): Settings {
     seedPepper: secrets.SEED_PEPPER,
     accessTokenTtlS: read.int('ACCESS_TOKEN_TTL_S', 900, 1, 86_400),
     refreshTokenTtlS: read.int('REFRESH_TOKEN_TTL_S', 2_592_000, 1, 31_536_000),
-    cookieSecure: read.bool('COOKIE_SECURE', true),
+    // Browsers drop a Secure cookie set over plain HTTP (localhost aside): a development instance
+    // browsed at the machine's own address would answer a sign-in and keep no session.
+    cookieSecure: read.bool('COOKIE_SECURE', nodeEnv === 'production'),
     cookieDomain: read.optionalString('COOKIE_DOMAIN'),
     corsOrigins: read.origins('CORS_ORIGINS'),
     csrfTrustedOrigins: read.origins('CSRF_TRUSTED_ORIGINS'),
@@ -416,7 +418,9 @@ function isLocalHostname(hostname: string): boolean {
  * TRUST_PROXY believes the last X-Forwarded-For entries of whoever connects: when the port is
  * reachable without the proxy (HOST on all interfaces or a public address), a client connecting
  * directly writes its own entries and picks the address every per-address throttle counts.
- * Listing the proxies' addresses instead is safe: entries are believed only from those.
+ * Listing the proxies' addresses instead is safe: entries are believed only from those. In
+ * production, session cookies sent over plain HTTP, or Secure cookies for a service whose public
+ * address is plain HTTP (browsers drop them: every sign-in seems to work and keeps no session).
  */
 export function settingsWarnings(settings: Settings): string[] {
   const warnings: string[] = [];
@@ -431,6 +435,18 @@ export function settingsWarnings(settings: Settings): string[] {
           "set TRUST_PROXY to the proxies' addresses/CIDRs.",
       );
     }
+  }
+  if (settings.nodeEnv === 'production' && !settings.cookieSecure) {
+    warnings.push(
+      'COOKIE_SECURE=false: session cookies will be sent over plain HTTP. Never run like this ' +
+        'in production.',
+    );
+  } else if (settings.nodeEnv === 'production' && settings.publicApiUrl.startsWith('http://')) {
+    warnings.push(
+      `COOKIE_SECURE=true while PUBLIC_API_URL=${settings.publicApiUrl} is plain HTTP: browsers ` +
+        'drop Secure cookies over HTTP, so sign-ins answer and keep no session. Serve the ' +
+        'service over HTTPS (a TLS proxy) and give PUBLIC_API_URL its https:// address.',
+    );
   }
   return warnings;
 }
