@@ -17,6 +17,7 @@ import { StaffActions0017 } from './0017-staff-actions';
 import { NodeAgent0018 } from './0018-node-agent';
 import { RoutingVersion0019 } from './0019-routing-version';
 import { NodeSecretVersion0020 } from './0020-node-secret-version';
+import { Devices0021 } from './0021-devices';
 
 /** Every migration in order; the numbers in the file names are their order. */
 export const MIGRATIONS = [
@@ -39,4 +40,5 @@ export const MIGRATIONS = [
   NodeAgent0018,
   RoutingVersion0019,
   NodeSecretVersion0020,
+  Devices0021,
 ];

@@ -1,4 +1,4 @@
-import { type INestApplication, Logger as NestLogger } from '@nestjs/common';
+import { type INestApplication, Logger as NestLogger, RequestMethod } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
@@ -24,6 +24,7 @@ import { HttpMetrics } from './metrics/http-metrics';
 import { Drain } from './system/drain';
 import { TimedExpressAdapter } from './system/http-server';
 import { serveWebApp } from './system/web-app';
+import { SUBSCRIPTION_PATH } from './devices/subscription.controller';
 
 export const API_PREFIX = 'api/v1';
 
@@ -79,7 +80,10 @@ export async function createApp(options: AppModuleOptions): Promise<NestExpressA
   });
   // Outside /api, before the API's routes: the built web app on the same origin.
   serveWebApp(app, settings.webDir, API_PREFIX);
-  app.setGlobalPrefix(API_PREFIX);
+  // Subscription links are served outside the API's prefix (`<SUB_URL>/sub/<token>`).
+  app.setGlobalPrefix(API_PREFIX, {
+    exclude: [{ path: SUBSCRIPTION_PATH, method: RequestMethod.GET }],
+  });
   app.useGlobalPipes(createValidationPipe());
   guardBodilessRoutes(app, API_PREFIX);
   dropInertClsEnhancers(app);

@@ -15,6 +15,7 @@ import { GameModule } from './game/game.module';
 import { BillingModule } from './billing/billing.module';
 import { PartnersModule } from './partners/partners.module';
 import { NodesModule } from './nodes/nodes.module';
+import { DevicesModule } from './devices/devices.module';
 import { InternalModule } from './internal/internal.module';
 import { BotModule } from './bot/bot.module';
 import { MetricsModule } from './metrics/metrics.module';
@@ -57,6 +58,7 @@ export class AppModule {
         BillingModule,
         PartnersModule,
         NodesModule,
+        DevicesModule,
         InternalModule,
         BotModule,
       ],

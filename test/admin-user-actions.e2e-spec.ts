@@ -595,6 +595,7 @@ describe('staff actions on one account', () => {
         duration_days: 7,
         traffic_limit_bytes: 1000,
         prices: { USD: '99' },
+        device_limit: 3,
         active: false,
       },
       {
@@ -602,6 +603,7 @@ describe('staff actions on one account', () => {
         duration_days: 30,
         traffic_limit_bytes: 5000,
         prices: { USD: '499' },
+        device_limit: 3,
         active: true,
       },
     ]);

@@ -75,6 +75,7 @@ describe('billing: plans, invoices, trial', () => {
         duration_days: 7,
         traffic_limit_bytes: 10737418240,
         prices: { USD: '199', EUR: '179' },
+        device_limit: 3,
         active: true,
       });
 
@@ -103,9 +104,32 @@ describe('billing: plans, invoices, trial', () => {
         duration_days: 8,
         traffic_limit_bytes: 1,
         prices: { RUB: '19900' },
+        device_limit: 3,
       });
       expect(list.body.map((p: { name: string }) => p.name)).not.toContain('hidden');
       expect(list.body.find((p: { name: string }) => p.name === 'monthly').prices.USD).toBe('499');
+    });
+
+    it('a plan’s device limit: DEVICE_LIMIT_DEFAULT until set, kept when a change leaves it out, 1 to 20', async () => {
+      const plan = {
+        duration_days: 30,
+        traffic_limit_bytes: 1,
+        prices: { USD: '1' },
+        active: true,
+      };
+      expect((await putPlan('devices', plan).expect(200)).body.device_limit).toBe(3);
+      expect(
+        (await putPlan('devices', { ...plan, device_limit: 5 }).expect(200)).body.device_limit,
+      ).toBe(5);
+      expect(
+        (await putPlan('devices', { ...plan, duration_days: 31 }).expect(200)).body.device_limit,
+      ).toBe(5);
+      for (const bad of [0, 21, 2.5, '3']) {
+        const refused = await putPlan('devices', { ...plan, device_limit: bad }).expect(400);
+        expect(refused.body.code).toBe('VALIDATION_FAILED');
+      }
+      const listed = await t.http().get('/api/v1/plans').expect(200);
+      expect(listed.body.find((p: { name: string }) => p.name === 'devices').device_limit).toBe(5);
     });
 
     it('only staff may change plans', async () => {
@@ -141,14 +165,14 @@ describe('billing: plans, invoices, trial', () => {
         expect.objectContaining({
           action: 'plan.changed',
           actor_id: owner.user.id,
-          before: { ...plan, prices: { USD: '499' } },
-          after: { ...plan, prices: { USD: '599', EUR: '549' } },
+          before: { ...plan, prices: { USD: '499' }, device_limit: 3 },
+          after: { ...plan, prices: { USD: '599', EUR: '549' }, device_limit: 3 },
         }),
         expect.objectContaining({
           action: 'plan.created',
           actor_id: moderator.user.id,
           before: null,
-          after: { ...plan, prices: { USD: '499' } },
+          after: { ...plan, prices: { USD: '499' }, device_limit: 3 },
         }),
       ]);
     });

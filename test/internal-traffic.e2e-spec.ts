@@ -89,6 +89,8 @@ describe('internal: traffic reports count every byte exactly once', () => {
       userIds: [canonicalUuid(ids[i])!],
       bytesUp: [i + 1],
       bytesDown: [0],
+      devices: { deviceIds: [], userIds: [], bytesUp: [], bytesDown: [] },
+      online: [],
     });
     return { ids, reports: ids.map((_, i) => report(i)) };
   }
@@ -121,7 +123,7 @@ describe('internal: traffic reports count every byte exactly once', () => {
 
     const first = await send({ node_id: plain, report_id: randomUUID(), entries });
     expect(first.status).toBe(200);
-    expect(first.body).toEqual({ applied: true, over_limit: [], unknown_users: 0 });
+    expect(first.body).toEqual({ applied: true, over_limit: [], unknown_users: 0, close: [] });
     expect(Object.fromEntries(await used(ids))).toEqual(Object.fromEntries(expected));
 
     await send({ node_id: double, report_id: randomUUID(), entries }).expect(200);
@@ -278,7 +280,7 @@ describe('internal: traffic reports count every byte exactly once', () => {
         });
       }),
     );
-    expect(added).toEqual(Array(writers).fill({ overLimit: [], missing: [] }));
+    expect(added).toEqual(Array(writers).fill({ overLimit: [], crossed: [], missing: [] }));
     const totals = await used(ids);
     for (const id of ids) expect(totals.get(id)).toBe((writers * (writers + 1)) / 2);
   }, 120_000);
@@ -353,11 +355,11 @@ describe('internal: traffic reports count every byte exactly once', () => {
       send({ node_id: second, report_id: randomUUID(), entries: [entry(randomUUID(), 5)] }),
     ]);
     expect(answers.map((answer) => [answer.status, answer.body])).toEqual([
-      [200, { applied: true, over_limit: [], unknown_users: 0 }],
-      [200, { applied: false, over_limit: [], unknown_users: 0 }],
+      [200, { applied: true, over_limit: [], unknown_users: 0, close: [] }],
+      [200, { applied: false, over_limit: [], unknown_users: 0, close: [] }],
       [404, expect.objectContaining({ code: 'NOT_FOUND' })],
-      [200, { applied: true, over_limit: [capped], unknown_users: 0 }],
-      [200, { applied: true, over_limit: [], unknown_users: 1 }],
+      [200, { applied: true, over_limit: [capped], unknown_users: 0, close: [] }],
+      [200, { applied: true, over_limit: [], unknown_users: 1, close: [] }],
     ]);
     expect(Object.fromEntries(await used([a, b, capped]))).toEqual({
       [a]: 1,
@@ -478,7 +480,7 @@ describe('internal: traffic reports count every byte exactly once', () => {
         { user_id: stranger, bytes_up: 1, bytes_down: 1 },
       ],
     });
-    expect(response.body).toEqual({ applied: true, over_limit: [], unknown_users: 1 });
+    expect(response.body).toEqual({ applied: true, over_limit: [], unknown_users: 1, close: [] });
     expect((await used([id])).get(id)).toBe(18);
   });
 
@@ -520,7 +522,7 @@ describe('internal: traffic reports count every byte exactly once', () => {
     expect(await lastReportAt(live)).not.toBeNull();
     await t.dataSource.query(`UPDATE nodes SET last_report_at = NULL WHERE id = $1`, [live]);
     const repeat = await send(report);
-    expect(repeat.body).toEqual({ applied: false, over_limit: [], unknown_users: 0 });
+    expect(repeat.body).toEqual({ applied: false, over_limit: [], unknown_users: 0, close: [] });
     expect(await lastReportAt(live)).toBeNull();
     expect(await reportsOf(live)).toBe(1);
     expect((await used([id])).get(id)).toBe(10);

@@ -95,6 +95,14 @@ const CONTRACT_ROUTES: readonly (readonly [string, string, number])[] = [
   ['POST', '/internal/validate', 200],
   ['POST', '/internal/traffic', 200],
   ['GET', '/internal/limits', 200],
+  ['GET', '/internal/credentials', 200],
+  ['GET', '/users/me/devices', 200],
+  ['POST', '/users/me/devices', 201],
+  ['PATCH', '/users/me/devices/{id}', 200],
+  ['DELETE', '/users/me/devices/{id}', 204],
+  ['POST', '/users/me/subscription-link/rotate', 200],
+  ['GET', '/admin/users/{id}/devices', 200],
+  ['DELETE', '/admin/users/{id}/devices/{device_id}', 204],
   ['POST', '/tickets', 201],
   ['GET', '/tickets', 200],
   ['GET', '/tickets/{id}', 200],
@@ -329,7 +337,13 @@ describe('the OpenAPI document and the client types', () => {
     const plans = answerOf('GET', '/plans', 200);
     expect(plans.type).toBe('array');
     const plan = resolve(plans.items ?? {});
-    expect(fieldsOf(plan)).toEqual(['duration_days', 'name', 'prices', 'traffic_limit_bytes']);
+    expect(fieldsOf(plan)).toEqual([
+      'device_limit',
+      'duration_days',
+      'name',
+      'prices',
+      'traffic_limit_bytes',
+    ]);
     expect(field(plan, 'prices').additionalProperties).toMatchObject({ type: 'string' });
 
     const invoice = answerOf('POST', '/invoices', 201);

@@ -118,6 +118,26 @@ describe('every refusal has the one error body with its request id, and its acce
     expect(service.stdout()).not.toContain(code);
   });
 
+  it('a subscription link’s token never reaches the log', async () => {
+    const signup = await fetch(`${service.baseUrl}/api/v1/auth/seed`, { method: 'POST' });
+    const { access_token } = (await signup.json()) as { access_token: string };
+    const devices = await fetch(`${service.baseUrl}/api/v1/users/me/devices`, {
+      headers: { Authorization: `Bearer ${access_token}` },
+    });
+    const { subscription_url } = (await devices.json()) as { subscription_url: string };
+    const path = new URL(subscription_url).pathname;
+    const token = path.split('/').pop()!;
+    const fetched = await fetch(`${service.baseUrl}${path}`, {
+      headers: { 'User-Agent': 'v2rayNG/1.8.5' },
+    });
+    expect(fetched.status).toBe(200);
+    const line = (await accessLines()).find(
+      (l) => l.req.id === fetched.headers.get('x-request-id'),
+    );
+    expect(line?.req.url).toBe('/sub/[redacted]');
+    expect(service.stdout()).not.toContain(token);
+  });
+
   it('the access line records the client address the throttles use, not the proxy socket', async () => {
     const answer = await fetch(`${service.baseUrl}/api/v1/health`, {
       headers: { 'X-Forwarded-For': '203.0.113.77' },

@@ -948,6 +948,102 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/users/me/devices": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["DevicesController_list"];
+        put?: never;
+        post: operations["DevicesController_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/users/me/devices/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete: operations["DevicesController_remove"];
+        options?: never;
+        head?: never;
+        patch: operations["DevicesController_rename"];
+        trace?: never;
+    };
+    "/api/v1/users/me/subscription-link/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["DevicesController_rotate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/users/{id}/devices": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["AdminDevicesController_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/users/{id}/devices/{device_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete: operations["AdminDevicesController_remove"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/internal/credentials": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["CredentialsController_credentialsOf"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/internal/validate": {
         parameters: {
             query?: never;
@@ -1361,6 +1457,11 @@ export interface components {
             prices: {
                 [key: string]: string;
             };
+            /**
+             * @description devices per subscriber
+             * @example 3
+             */
+            device_limit: number;
         };
         AdminPlanResponse: {
             /** @example monthly */
@@ -1378,6 +1479,11 @@ export interface components {
             prices: {
                 [key: string]: string;
             };
+            /**
+             * @description devices per subscriber
+             * @example 3
+             */
+            device_limit: number;
             active: boolean;
         };
         UpsertPlanRequest: {
@@ -1400,6 +1506,8 @@ export interface components {
             };
             /** @description inactive plans are not listed and cannot be bought */
             active: boolean;
+            /** @description devices per subscriber; omitted: the plan's own, DEVICE_LIMIT_DEFAULT for a new plan */
+            device_limit?: number;
         };
         TonPaymentView: {
             /** @description the service's wallet */
@@ -1737,6 +1845,75 @@ export interface components {
             /** @description hex SHA-256 of the DER of the agent's certificate, lower case: clients pin it */
             admission_cert_sha256: string;
         };
+        DeviceResponse: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            /**
+             * @description told apart by the HWID its app sent, by the app, or a link of its own
+             * @enum {string}
+             */
+            source: "hwid" | "app" | "link";
+            /** @description what the app said of itself */
+            client: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            last_fetch_at: string | null;
+            /**
+             * Format: date-time
+             * @description last traffic
+             */
+            last_seen_at: string | null;
+            /** Format: uuid */
+            last_node_id: string | null;
+            /** @description the last address with its last part hidden (203.0.113.x) */
+            address_hint: string | null;
+            bytes_up: number;
+            bytes_down: number;
+            /** @description changed node or network often in the last 10 minutes */
+            shared_suspected: boolean;
+        };
+        DeviceListResponse: {
+            /** @description the account link: `<SUB_URL>/sub/<token>` */
+            subscription_url: string;
+            device_limit: number;
+            devices: components["schemas"]["DeviceResponse"][];
+        };
+        DeviceNameRequest: {
+            /** @example Second phone */
+            name: string;
+        };
+        CreatedDeviceResponse: {
+            device: components["schemas"]["DeviceResponse"];
+            /** @description the device's own link */
+            subscription_url: string;
+        };
+        SubscriptionUrlResponse: {
+            subscription_url: string;
+        };
+        StaffDeviceListResponse: {
+            device_limit: number;
+            devices: components["schemas"]["DeviceResponse"][];
+        };
+        CredentialResponse: {
+            /** Format: uuid */
+            device_id: string;
+            /** Format: uuid */
+            user_id: string;
+            /** Format: uuid */
+            vless_id: string;
+            /** Format: date-time */
+            expires_at: string | null;
+        };
+        CredentialsResponse: {
+            version: number;
+            /** @description replace the whole set with `upsert` */
+            full: boolean;
+            upsert: components["schemas"]["CredentialResponse"][];
+            /** @description device ids to remove */
+            remove: string[];
+        };
         ValidateTokenRequest: {
             /** @description a session_token from GET /nodes/routing */
             token: string;
@@ -1763,11 +1940,30 @@ export interface components {
              */
             expires_at?: string;
         };
+        DeviceTrafficRequest: {
+            /** Format: uuid */
+            device_id: string;
+            bytes_up: number;
+            bytes_down: number;
+        };
         TrafficEntryRequest: {
             /** Format: uuid */
             user_id: string;
             bytes_up: number;
             bytes_down: number;
+            /** @description the user's bytes split by device (raw, for the device list) */
+            devices?: components["schemas"]["DeviceTrafficRequest"][];
+        };
+        OnlineDeviceRequest: {
+            /** Format: uuid */
+            device_id: string;
+            /** @description the client's address as the node sees it */
+            address: string;
+            /**
+             * Format: date-time
+             * @description when that address first connected
+             */
+            since: string;
         };
         TrafficReportRequest: {
             /** Format: uuid */
@@ -1778,6 +1974,8 @@ export interface components {
              */
             report_id: string;
             entries: components["schemas"]["TrafficEntryRequest"][];
+            /** @description devices connected to the node now (one network address per device is kept) */
+            online?: components["schemas"]["OnlineDeviceRequest"][];
         };
         TrafficReportResponse: {
             /** @description false when this report_id was applied before */
@@ -1786,6 +1984,8 @@ export interface components {
             over_limit: string[];
             /** @description reported users that do not exist (their entries were skipped) */
             unknown_users: number;
+            /** @description devices whose newest connection is on another node: close this node's */
+            close: string[];
         };
         UserLimitResponse: {
             /** Format: uuid */
@@ -2075,6 +2275,18 @@ export interface components {
                 };
             };
         };
+        /** @description NO_USER, NOT_FOUND */
+        Error404_NO_USER_NOT_FOUND: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"] & {
+                    /** @enum {string} */
+                    code?: "NO_USER" | "NOT_FOUND";
+                };
+            };
+        };
         /** @description CONFLICT */
         Error409_CONFLICT: {
             headers: {
@@ -2120,6 +2332,18 @@ export interface components {
                 "application/json": components["schemas"]["ErrorBody"] & {
                     /** @enum {string} */
                     code?: "CONFLICT" | "USERNAME_TAKEN";
+                };
+            };
+        };
+        /** @description DEVICE_LIMIT */
+        Error409_DEVICE_LIMIT: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"] & {
+                    /** @enum {string} */
+                    code?: "DEVICE_LIMIT";
                 };
             };
         };
@@ -4224,6 +4448,237 @@ export interface operations {
             401: components["responses"]["Error401_UNAUTHENTICATED"];
             402: components["responses"]["Error402_SUBSCRIPTION_REQUIRED"];
             403: components["responses"]["Error403_ACCOUNT_BLOCKED"];
+            500: components["responses"]["Error500_INTERNAL"];
+            503: components["responses"]["Error503_UPSTREAM_UNAVAILABLE"];
+        };
+    };
+    DevicesController_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeviceListResponse"];
+                };
+            };
+            400: components["responses"]["Error400_VALIDATION_FAILED"];
+            401: components["responses"]["Error401_UNAUTHENTICATED"];
+            403: components["responses"]["Error403_ACCOUNT_BLOCKED"];
+            500: components["responses"]["Error500_INTERNAL"];
+            503: components["responses"]["Error503_UPSTREAM_UNAVAILABLE"];
+        };
+    };
+    DevicesController_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DeviceNameRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedDeviceResponse"];
+                };
+            };
+            400: components["responses"]["Error400_VALIDATION_FAILED"];
+            401: components["responses"]["Error401_UNAUTHENTICATED"];
+            403: components["responses"]["Error403_ORIGIN_REJECTED_ACCOUNT_BLOCKED"];
+            409: components["responses"]["Error409_DEVICE_LIMIT"];
+            413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["Error415_UNSUPPORTED_MEDIA_TYPE"];
+            500: components["responses"]["Error500_INTERNAL"];
+            503: components["responses"]["Error503_UPSTREAM_UNAVAILABLE"];
+        };
+    };
+    DevicesController_remove: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description its id stops working on every node within seconds */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["Error400_VALIDATION_FAILED"];
+            401: components["responses"]["Error401_UNAUTHENTICATED"];
+            403: components["responses"]["Error403_ORIGIN_REJECTED_ACCOUNT_BLOCKED"];
+            404: components["responses"]["Error404_NOT_FOUND"];
+            413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["Error415_UNSUPPORTED_MEDIA_TYPE"];
+            500: components["responses"]["Error500_INTERNAL"];
+            503: components["responses"]["Error503_UPSTREAM_UNAVAILABLE"];
+        };
+    };
+    DevicesController_rename: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DeviceNameRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeviceResponse"];
+                };
+            };
+            400: components["responses"]["Error400_VALIDATION_FAILED"];
+            401: components["responses"]["Error401_UNAUTHENTICATED"];
+            403: components["responses"]["Error403_ORIGIN_REJECTED_ACCOUNT_BLOCKED"];
+            404: components["responses"]["Error404_NOT_FOUND"];
+            413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["Error415_UNSUPPORTED_MEDIA_TYPE"];
+            500: components["responses"]["Error500_INTERNAL"];
+            503: components["responses"]["Error503_UPSTREAM_UNAVAILABLE"];
+        };
+    };
+    DevicesController_rotate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the old link answers 404 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SubscriptionUrlResponse"];
+                };
+            };
+            400: components["responses"]["Error400_VALIDATION_FAILED"];
+            401: components["responses"]["Error401_UNAUTHENTICATED"];
+            403: components["responses"]["Error403_ORIGIN_REJECTED_ACCOUNT_BLOCKED"];
+            413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["Error415_UNSUPPORTED_MEDIA_TYPE"];
+            500: components["responses"]["Error500_INTERNAL"];
+            503: components["responses"]["Error503_UPSTREAM_UNAVAILABLE"];
+        };
+    };
+    AdminDevicesController_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StaffDeviceListResponse"];
+                };
+            };
+            400: components["responses"]["Error400_VALIDATION_FAILED"];
+            401: components["responses"]["Error401_UNAUTHENTICATED"];
+            403: components["responses"]["Error403_FORBIDDEN_ACCOUNT_BLOCKED"];
+            404: components["responses"]["Error404_NO_USER"];
+            500: components["responses"]["Error500_INTERNAL"];
+            503: components["responses"]["Error503_UPSTREAM_UNAVAILABLE"];
+        };
+    };
+    AdminDevicesController_remove: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                device_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReasonRequest"];
+            };
+        };
+        responses: {
+            /** @description audited; its id stops working on every node */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["Error400_VALIDATION_FAILED"];
+            401: components["responses"]["Error401_UNAUTHENTICATED"];
+            403: components["responses"]["Error403_FORBIDDEN_ORIGIN_REJECTED_ACCOUNT_BLOCKED"];
+            404: components["responses"]["Error404_NO_USER_NOT_FOUND"];
+            413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["Error415_UNSUPPORTED_MEDIA_TYPE"];
+            500: components["responses"]["Error500_INTERNAL"];
+            503: components["responses"]["Error503_UPSTREAM_UNAVAILABLE"];
+        };
+    };
+    CredentialsController_credentialsOf: {
+        parameters: {
+            query: {
+                node_id: string;
+                /** @description the version the node has; 0 asks for its whole set */
+                since: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CredentialsResponse"];
+                };
+            };
+            400: components["responses"]["Error400_VALIDATION_FAILED"];
+            401: components["responses"]["Error401_INTERNAL_SECRET_INVALID"];
+            403: components["responses"]["Error403_FORBIDDEN"];
             500: components["responses"]["Error500_INTERNAL"];
             503: components["responses"]["Error503_UPSTREAM_UNAVAILABLE"];
         };

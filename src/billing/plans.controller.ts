@@ -49,6 +49,7 @@ export class PlansController {
       trafficLimitBytes: body.traffic_limit_bytes,
       prices: body.prices,
       active: body.active,
+      deviceLimit: body.device_limit,
     });
     return toPlanResponse(plan);
   }

@@ -1,6 +1,8 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
+import { type Settings } from '../config/settings';
+import { SETTINGS } from '../config/settings.module';
 import { sqlRows } from '../database/sql';
 
 export interface PlanRecord {
@@ -10,7 +12,12 @@ export interface PlanRecord {
   active: boolean;
   /** currency → minor units, as strings of digits. */
   prices: Record<string, string>;
+  /** Devices of a subscriber of the plan: its own, else DEVICE_LIMIT_DEFAULT. */
+  deviceLimit: number;
 }
+
+/** A plan to save: `deviceLimit` undefined keeps the plan's own (none for a new plan). */
+export type PlanToSave = Omit<PlanRecord, 'deviceLimit'> & { deviceLimit?: number };
 
 /** A plan as bought in one currency; `priceMinor` is null when it has no price there. */
 export interface PlanForPurchase {
@@ -20,14 +27,24 @@ export interface PlanForPurchase {
   priceMinor: string | null;
 }
 
-const PLAN = `p.name, p.duration_days AS "durationDays", p.traffic_limit_bytes AS "trafficLimitBytes",
+/** The plan columns, `p`; `deviceLimitDefault` a validated whole number. */
+const planColumns = (deviceLimitDefault: number): string =>
+  `p.name, p.duration_days AS "durationDays", p.traffic_limit_bytes AS "trafficLimitBytes",
   p.active, COALESCE((SELECT jsonb_object_agg(pp.currency, pp.amount_minor::text)
-    FROM plan_prices pp WHERE pp.plan_name = p.name), '{}'::jsonb) AS prices`;
+    FROM plan_prices pp WHERE pp.plan_name = p.name), '{}'::jsonb) AS prices,
+  COALESCE(p.device_limit, ${Math.trunc(deviceLimitDefault)}) AS "deviceLimit"`;
 
 /** The owner of `plans` and `plan_prices`. */
 @Injectable()
 export class PlansRepository {
-  constructor(private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>) {}
+  private readonly columns: string;
+
+  constructor(
+    private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
+    @Inject(SETTINGS) settings: Settings,
+  ) {
+    this.columns = planColumns(settings.deviceLimitDefault);
+  }
 
   /** The plans on sale, shortest first. */
   activePlans(): Promise<PlanRecord[]> {
@@ -42,27 +59,28 @@ export class PlansRepository {
   private plans(where: string): Promise<PlanRecord[]> {
     return sqlRows<PlanRecord>(
       this.txHost.tx,
-      `SELECT ${PLAN} FROM plans p ${where} ORDER BY p.duration_days, p.name`,
+      `SELECT ${this.columns} FROM plans p ${where} ORDER BY p.duration_days, p.name`,
     );
   }
 
   async findPlan(name: string): Promise<PlanRecord | null> {
     const [plan] = await sqlRows<PlanRecord>(
       this.txHost.tx,
-      `SELECT ${PLAN} FROM plans p WHERE p.name = $1`,
+      `SELECT ${this.columns} FROM plans p WHERE p.name = $1`,
       [name],
     );
     return plan ?? null;
   }
 
   /** Creates or replaces the plan and all of its prices, inside the caller's transaction. */
-  async upsertPlan(plan: PlanRecord): Promise<PlanRecord> {
+  async upsertPlan(plan: PlanToSave): Promise<PlanRecord> {
     await this.txHost.tx.query(
-      `INSERT INTO plans (name, duration_days, traffic_limit_bytes, active) VALUES ($1, $2, $3, $4)
+      `INSERT INTO plans (name, duration_days, traffic_limit_bytes, active, device_limit)
+       VALUES ($1, $2, $3, $4, $5)
        ON CONFLICT (name) DO UPDATE SET duration_days = EXCLUDED.duration_days,
          traffic_limit_bytes = EXCLUDED.traffic_limit_bytes, active = EXCLUDED.active,
-         updated_at = now()`,
-      [plan.name, plan.durationDays, plan.trafficLimitBytes, plan.active],
+         device_limit = COALESCE(EXCLUDED.device_limit, plans.device_limit), updated_at = now()`,
+      [plan.name, plan.durationDays, plan.trafficLimitBytes, plan.active, plan.deviceLimit ?? null],
     );
     await this.txHost.tx.query(`DELETE FROM plan_prices WHERE plan_name = $1`, [plan.name]);
     await this.insertPrices(plan);
@@ -70,7 +88,7 @@ export class PlansRepository {
   }
 
   /** Creates the plan with its prices unless a plan of that name exists; whether it did. */
-  async insertPlanIfAbsent(plan: PlanRecord): Promise<boolean> {
+  async insertPlanIfAbsent(plan: PlanToSave): Promise<boolean> {
     const inserted = await sqlRows<{ name: string }>(
       this.txHost.tx,
       `INSERT INTO plans (name, duration_days, traffic_limit_bytes, active) VALUES ($1, $2, $3, $4)
@@ -93,7 +111,7 @@ export class PlansRepository {
     return plan ?? null;
   }
 
-  private async insertPrices(plan: PlanRecord): Promise<void> {
+  private async insertPrices(plan: PlanToSave): Promise<void> {
     const currencies = Object.keys(plan.prices);
     await this.txHost.tx.query(
       `INSERT INTO plan_prices (plan_name, currency, amount_minor)

@@ -4,13 +4,15 @@ import { AdvisoryLocks } from '../database/advisory-lock';
 import { AuditService } from '../audit/audit.service';
 import { PLAN_AUDIT_ACTIONS } from './billing.constants';
 import { type AdminPlanResponse, toPlanResponse } from './dto/plan.dto';
-import { type PlanRecord, PlansRepository } from './plans.repository';
+import { type PlanRecord, PlansRepository, type PlanToSave } from './plans.repository';
 
 export interface PlanChange {
   durationDays: number;
   trafficLimitBytes: number;
   prices: Record<string, string>;
   active: boolean;
+  /** Undefined keeps the plan's own (DEVICE_LIMIT_DEFAULT for a new plan). */
+  deviceLimit?: number;
 }
 
 /** The plans on sale, and staff changes to them, each audited. */
@@ -36,12 +38,13 @@ export class PlansService {
    */
   @Transactional()
   async upsertPlan(actorId: string, name: string, change: PlanChange): Promise<PlanRecord> {
-    const next: PlanRecord = {
+    const next: PlanToSave = {
       name,
       durationDays: change.durationDays,
       trafficLimitBytes: String(change.trafficLimitBytes),
       active: change.active,
       prices: change.prices,
+      deviceLimit: change.deviceLimit,
     };
     // Changes of one plan run one after another, also while its row does not exist yet, so the
     // "before" a change reads is the one it replaces.
@@ -67,9 +70,10 @@ export function planAuditValues(plan: PlanRecord): Omit<AdminPlanResponse, 'name
   return values;
 }
 
-function samePlan(a: PlanRecord, b: PlanRecord): boolean {
+function samePlan(a: PlanRecord, b: PlanToSave): boolean {
   const currencies = Object.keys(a.prices);
   return (
+    (b.deviceLimit === undefined || a.deviceLimit === b.deviceLimit) &&
     a.durationDays === b.durationDays &&
     a.trafficLimitBytes === b.trafficLimitBytes &&
     a.active === b.active &&

@@ -5,13 +5,13 @@ import { AuditService } from '../audit/audit.service';
 import { type Settings } from '../config/settings';
 import { startCommandContext } from '../database/command-context';
 import { PLAN_AUDIT_ACTIONS } from './billing.constants';
-import { type PlanRecord, PlansRepository } from './plans.repository';
+import { PlansRepository, type PlanToSave } from './plans.repository';
 import { planAuditValues } from './plans.service';
 
 const GIB = 1024 ** 3;
 
 /** Example plans for a new installation; prices in minor units of each currency. */
-export const DEMO_PLANS: PlanRecord[] = [
+export const DEMO_PLANS: PlanToSave[] = [
   {
     name: 'monthly',
     durationDays: 30,
@@ -54,13 +54,14 @@ export async function runSeedDemo(settings: Settings, databaseUrl: string): Prom
       // The plan and its audit entry commit together.
       const created = await txHost.withTransaction(async () => {
         if (!(await plans.insertPlanIfAbsent(plan))) return false;
+        const saved = (await plans.findPlan(plan.name))!;
         await audit.record({
           actorId: null,
           action: PLAN_AUDIT_ACTIONS.created,
           targetType: 'plan',
           targetId: plan.name,
           before: null,
-          after: planAuditValues(plan),
+          after: planAuditValues(saved),
         });
         return true;
       });

@@ -14,9 +14,14 @@ export function requestIdOf(given: string | string[] | undefined): string {
 
 /**
  * Path segments that are secrets: a bot login code lets whoever reads it open `start=login_<code>`
- * within its 10 minutes. Access lines and error logs write `[redacted]` instead.
+ * within its 10 minutes; a subscription link's token gives its servers. Access lines and error
+ * logs write `[redacted]` instead.
  */
-const PATH_SECRETS: readonly RegExp[] = [/(\/auth\/bot\/login-codes\/)[^/]+/];
+const PATH_SECRETS: readonly RegExp[] = [
+  /(\/auth\/bot\/login-codes\/)[^/]+/,
+  // A subscription link's token is the link's only key.
+  /^(\/sub\/)[^/]+/,
+];
 
 /** `path` as it may be logged: without the secrets some routes carry in their path. */
 export function loggablePath(path: string): string {

@@ -123,6 +123,16 @@ export interface Settings {
    * hashing of user and node), and users spread evenly over the fleet.
    */
   readonly routingNodesMax: number;
+  /** Devices of an account without a plan of its own (a trial, a manual grant); a plan's default. */
+  readonly deviceLimitDefault: number;
+  /** A device that changed node or network more often than this in 10 minutes is flagged shared. */
+  readonly deviceSwitchesSuspect: number;
+  /** The hours a client app waits between fetches of the subscription link. */
+  readonly subUpdateIntervalH: number;
+  /** The bound, in seconds, within which a device's id starts or stops working on its nodes. */
+  readonly credentialsPropagationS: number;
+  /** The base of subscription links (`<SUB_URL>/sub/<token>`), without a trailing slash. */
+  readonly subUrl: string;
   readonly reconcileIntervalS: number;
   /**
    * Period of the clean-ups: expired throttle rows, old job records, spent routing-token ids past
@@ -295,6 +305,11 @@ export function loadSettings(env: Env = process.env): Settings {
     xrayArchiveSha256: read.optionalString('XRAY_ARCHIVE_SHA256')?.toLowerCase() ?? null,
     sessionTokenTtlS: read.int('SESSION_TOKEN_TTL_S', 300, 1, 86_400),
     routingNodesMax: read.int('ROUTING_NODES_MAX', 0, 0, 10_000),
+    deviceLimitDefault: read.int('DEVICE_LIMIT_DEFAULT', 3, 1, 20),
+    deviceSwitchesSuspect: read.int('DEVICE_SWITCHES_SUSPECT', 6, 1, 1000),
+    subUpdateIntervalH: read.int('SUB_UPDATE_INTERVAL_H', 12, 1, 168),
+    credentialsPropagationS: read.int('CREDENTIALS_PROPAGATION_S', 5, 1, 600),
+    subUrl: read.baseUrl('SUB_URL', publicApiUrl),
     reconcileIntervalS: read.int('RECONCILE_INTERVAL_S', 60, 1, 86_400),
     cleanupIntervalS: read.int('CLEANUP_INTERVAL_S', 60, 1, 86_400),
     rateCacheS: read.int('RATE_CACHE_S', 60, 0, 86_400),

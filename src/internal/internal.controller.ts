@@ -52,6 +52,7 @@ export class InternalController {
       applied: outcome.applied,
       over_limit: outcome.overLimit,
       unknown_users: outcome.unknownUsers,
+      close: outcome.close,
     };
   }
 

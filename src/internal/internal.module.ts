@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { DevicesModule } from '../devices/devices.module';
 import { NodesModule } from '../nodes/nodes.module';
 import { UsersModule } from '../users/users.module';
 import { InternalController } from './internal.controller';
@@ -7,7 +8,7 @@ import { InternalRepository } from './internal.repository';
 import { InternalService } from './internal.service';
 
 @Module({
-  imports: [NodesModule, UsersModule],
+  imports: [NodesModule, UsersModule, DevicesModule],
   controllers: [InternalController],
   providers: [InternalRepository, InternalService, InternalCleanupJob],
 })

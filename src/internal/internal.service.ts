@@ -20,6 +20,9 @@ import type { InvalidReason } from './dto/internal.dto';
 import { InternalRepository, type SpendableToken, type SpentToken } from './internal.repository';
 import type { TrafficReport } from './traffic-report.pipe';
 import type { Uuid } from '../common/uuid';
+import { CredentialsRepository } from '../devices/credentials.repository';
+import { DevicesRepository } from '../devices/devices.repository';
+import { PresenceService } from '../devices/presence.service';
 
 export type Validation =
   { valid: true; standing: TrafficStanding } | { valid: false; reason: InvalidReason };
@@ -31,6 +34,8 @@ export interface ReportOutcome {
   overLimit: string[];
   /** Reported users that do not exist (their entries were skipped). */
   unknownUsers: number;
+  /** Devices whose newest connection is on another node: the node closes theirs. */
+  close: string[];
 }
 
 /** Entries applied in one transaction at most (a single report may hold more). */
@@ -47,6 +52,7 @@ const NOT_APPLIED: ReportOutcome = {
   countedBytes: 0n,
   overLimit: [],
   unknownUsers: 0,
+  close: [],
 };
 
 /** By node, then report id; plain code-unit order, the same on every instance. */
@@ -73,6 +79,40 @@ class UserTally {
 
   add(id: Uuid, counted: bigint): void {
     this.bytes.set(id, (this.bytes.get(id) ?? 0n) + counted);
+  }
+}
+
+/** Raw bytes per device over the applied reports of one batch, with its user and last node. */
+class DeviceTally {
+  readonly lines = new Map<string, { userId: string; up: bigint; down: bigint; nodeId: string }>();
+
+  addReport(report: TrafficReport): void {
+    const { deviceIds, userIds, bytesUp, bytesDown } = report.devices;
+    for (let i = 0; i < deviceIds.length; i++) {
+      const line = this.lines.get(deviceIds[i]);
+      const up = BigInt(bytesUp[i]);
+      const down = BigInt(bytesDown[i]);
+      if (line && line.userId === userIds[i]) {
+        line.up += up;
+        line.down += down;
+        line.nodeId = report.nodeId;
+      } else if (!line) {
+        this.lines.set(deviceIds[i], { userId: userIds[i], up, down, nodeId: report.nodeId });
+      }
+    }
+  }
+
+  /** Columns for `DevicesRepository.addTraffic`, devices in ascending id order. */
+  columns(): { ids: string[]; userIds: string[]; up: bigint[]; down: bigint[]; nodeIds: string[] } {
+    const ids = [...this.lines.keys()].sort();
+    const lines = ids.map((id) => this.lines.get(id)!);
+    return {
+      ids,
+      userIds: lines.map((l) => l.userId),
+      up: lines.map((l) => l.up),
+      down: lines.map((l) => l.down),
+      nodeIds: lines.map((l) => l.nodeId),
+    };
   }
 }
 
@@ -146,6 +186,9 @@ export class InternalService {
     @Inject(SessionTokens) private readonly tokens: SessionTokens,
     @Inject(SETTINGS) private readonly settings: Settings,
     private readonly metrics: Metrics,
+    private readonly devices: DevicesRepository,
+    private readonly credentials: CredentialsRepository,
+    private readonly presence: PresenceService,
   ) {
     this.writer = new BatchQueue<TrafficReport, ReportOutcome>(
       (reports) => this.applyAll(reports),
@@ -212,7 +255,9 @@ export class InternalService {
       throw error;
     }
     this.metrics.trafficReport(outcome.applied ? 'applied' : 'refused', outcome.countedBytes);
-    return outcome;
+    // Also for a repeat: the newest connection wins by its time, so an old report changes nothing.
+    const close = await this.presence.observe(report.nodeId, report.online);
+    return close.length === 0 ? outcome : { ...outcome, close };
   }
 
   /**
@@ -264,6 +309,7 @@ export class InternalService {
     // applied before, are answered `applied: false`.
     const applied: { index: number; counted: CountedReport }[] = [];
     const tally = new UserTally();
+    const deviceTally = new DeviceTally();
     for (const i of order) {
       const report = reports[i];
       const node = nodes.get(report.nodeId);
@@ -273,6 +319,7 @@ export class InternalService {
         results[i] = { status: 'fulfilled', value: NOT_APPLIED };
       } else {
         const counted = countReport(report, thousandthsOf(node.multiplier), tally);
+        deviceTally.addReport(report);
         applied.push({ index: i, counted });
       }
     }
@@ -290,8 +337,12 @@ export class InternalService {
     }
     const added =
       tally.bytes.size === 0
-        ? { overLimit: [], missing: [] }
+        ? { overLimit: [], crossed: [], missing: [] }
         : await this.users.addTraffic(tally.bytes, this.defaultLimit());
+    await this.devices.addTraffic(deviceTally.columns());
+    // Users this batch took to their limit leave their nodes' device sets. The change log's
+    // counter is taken last, after users' and devices' rows, as every writer of the log takes it.
+    await this.credentials.recordUsers(added.crossed);
     if (perNode.size > 0) {
       const nodeIds = [...perNode.keys()].sort();
       await this.nodes.addNodeDays(nodeIds.map((id) => perNode.get(id)!));
@@ -305,6 +356,7 @@ export class InternalService {
         value: {
           applied: true,
           countedBytes: counted.total,
+          close: [],
           ...usersOf(reports[index], over, missing),
         },
       };

@@ -1,8 +1,12 @@
 import { Injectable, type PipeTransform } from '@nestjs/common';
+import { isIP } from 'node:net';
 import { type FieldProblem, validationFailed } from '../common/errors';
 import { canonicalUuid, type Uuid } from '../common/uuid';
 
 export const MAX_REPORT_ENTRIES = 10_000;
+/** Device lines in one report at most (all entries together), and devices online at most. */
+export const MAX_REPORT_DEVICES = 50_000;
+export const MAX_REPORT_ONLINE = 50_000;
 /** Problems listed in one answer; a report with more says so once. */
 const MAX_PROBLEMS = 20;
 
@@ -12,6 +16,16 @@ export interface TrafficReport {
   userIds: Uuid[];
   bytesUp: number[];
   bytesDown: number[];
+  /** Each device line of the entries, flattened: the device, its user, its raw bytes. */
+  devices: { deviceIds: Uuid[]; userIds: Uuid[]; bytesUp: number[]; bytesDown: number[] };
+  /** The devices connected to the node now, with their client address and since when. */
+  online: OnlineDevice[];
+}
+
+export interface OnlineDevice {
+  deviceId: Uuid;
+  address: string;
+  since: Date;
 }
 
 const isByteCount = (value: unknown): value is number =>
@@ -35,7 +49,7 @@ export class TrafficReportPipe implements PipeTransform<unknown, TrafficReport> 
       throw validationFailed([{ field: 'body', message: 'must be an object' }]);
     }
     const report = body as Record<string, unknown>;
-    const extra = onlyKeys(report, ['node_id', 'report_id', 'entries']);
+    const extra = onlyKeys(report, ['node_id', 'report_id', 'entries', 'online']);
     if (extra !== undefined) problem(extra, 'is not allowed');
     const [nodeId, reportId] = ['node_id', 'report_id'].map((field) => {
       const value = report[field];
@@ -56,6 +70,12 @@ export class TrafficReportPipe implements PipeTransform<unknown, TrafficReport> 
     const userIds = new Array<Uuid>(count);
     const bytesUp = new Array<number>(count);
     const bytesDown = new Array<number>(count);
+    const devices: TrafficReport['devices'] = {
+      deviceIds: [],
+      userIds: [],
+      bytesUp: [],
+      bytesDown: [],
+    };
     for (let i = 0; i < count; i++) {
       const entry: unknown = entries[i];
       if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) {
@@ -63,7 +83,7 @@ export class TrafficReportPipe implements PipeTransform<unknown, TrafficReport> 
         continue;
       }
       const { user_id: userId, bytes_up: up, bytes_down: down } = entry as Record<string, unknown>;
-      const unknownKey = onlyKeys(entry, ['user_id', 'bytes_up', 'bytes_down']);
+      const unknownKey = onlyKeys(entry, ['user_id', 'bytes_up', 'bytes_down', 'devices']);
       if (unknownKey !== undefined) problem(`entries[${i}].${unknownKey}`, 'is not allowed');
       const id = typeof userId === 'string' ? canonicalUuid(userId) : undefined;
       if (id === undefined) problem(`entries[${i}].user_id`, 'must be a UUID');
@@ -72,7 +92,34 @@ export class TrafficReportPipe implements PipeTransform<unknown, TrafficReport> 
       else problem(`entries[${i}].bytes_up`, 'must be a whole number of bytes from 0 to 2^53-1');
       if (isByteCount(down)) bytesDown[i] = down;
       else problem(`entries[${i}].bytes_down`, 'must be a whole number of bytes from 0 to 2^53-1');
+      const lines = (entry as Record<string, unknown>).devices;
+      if (lines === undefined) continue;
+      if (!Array.isArray(lines) || devices.deviceIds.length + lines.length > MAX_REPORT_DEVICES) {
+        problem(`entries[${i}].devices`, `must be an array, ${MAX_REPORT_DEVICES} in all at most`);
+        continue;
+      }
+      lines.forEach((line: unknown, j) => {
+        const field = `entries[${i}].devices[${j}]`;
+        const fields =
+          typeof line === 'object' && line !== null ? (line as Record<string, unknown>) : {};
+        const deviceId =
+          typeof fields.device_id === 'string' ? canonicalUuid(fields.device_id) : undefined;
+        if (
+          deviceId === undefined ||
+          !isByteCount(fields.bytes_up) ||
+          !isByteCount(fields.bytes_down) ||
+          onlyKeys(fields, ['device_id', 'bytes_up', 'bytes_down']) !== undefined
+        ) {
+          problem(field, 'must be {device_id, bytes_up, bytes_down}');
+          return;
+        }
+        devices.deviceIds.push(deviceId);
+        devices.userIds.push(userIds[i]);
+        devices.bytesUp.push(fields.bytes_up);
+        devices.bytesDown.push(fields.bytes_down);
+      });
     }
+    const online = readOnline(report.online, problem);
     if (problems.length > 0) throw validationFailed(problems);
     return {
       nodeId: nodeId!,
@@ -80,6 +127,40 @@ export class TrafficReportPipe implements PipeTransform<unknown, TrafficReport> 
       userIds,
       bytesUp,
       bytesDown,
+      devices,
+      online,
     };
   }
+}
+
+/** `online: [{device_id, address, since}]`, optional. */
+function readOnline(
+  value: unknown,
+  problem: (field: string, message: string) => void,
+): OnlineDevice[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value) || value.length > MAX_REPORT_ONLINE) {
+    problem('online', `must be an array of at most ${MAX_REPORT_ONLINE} devices`);
+    return [];
+  }
+  const online: OnlineDevice[] = [];
+  value.forEach((item: unknown, i) => {
+    const fields =
+      typeof item === 'object' && item !== null ? (item as Record<string, unknown>) : {};
+    const deviceId =
+      typeof fields.device_id === 'string' ? canonicalUuid(fields.device_id) : undefined;
+    const address = typeof fields.address === 'string' ? fields.address : '';
+    const since = typeof fields.since === 'string' ? new Date(fields.since) : new Date(NaN);
+    if (
+      deviceId === undefined ||
+      isIP(address) === 0 ||
+      Number.isNaN(since.getTime()) ||
+      onlyKeys(fields, ['device_id', 'address', 'since']) !== undefined
+    ) {
+      problem(`online[${i}]`, 'must be {device_id, address (an IP address), since (a time)}');
+      return;
+    }
+    online.push({ deviceId, address, since });
+  });
+  return online;
 }

@@ -82,6 +82,33 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  private readonly subscriptionFetches = new Counter({
+    name: 'vpn_subscription_fetches_total',
+    help: 'Fetches of subscription links by format (base64, xray-json, mihomo, sing-box, page, info) and outcome (ok, or why nothing connects).',
+    labelNames: ['format', 'outcome'] as const,
+    registers: [this.registry],
+  });
+
+  private readonly devicesMade = new Counter({
+    name: 'vpn_devices_created_total',
+    help: 'Devices made, by source (hwid, app, link).',
+    labelNames: ['source'] as const,
+    registers: [this.registry],
+  });
+
+  private readonly deviceSwitches = new Counter({
+    name: 'vpn_device_address_switches_total',
+    help: 'Times a device connected from a new node or network while connected elsewhere (the older connection is closed).',
+    registers: [this.registry],
+  });
+
+  private readonly nudges = new Counter({
+    name: 'vpn_credential_nudges_total',
+    help: 'Nudges sent to node agents that their device set changed, by result.',
+    labelNames: ['result'] as const,
+    registers: [this.registry],
+  });
+
   constructor() {
     // Event-loop lag, heap, GC, file descriptors, CPU.
     collectDefaultMetrics({ register: this.registry });
@@ -90,6 +117,23 @@ export class Metrics {
   trafficReport(result: TrafficReportResult, bytes = 0n): void {
     this.trafficReports.inc({ result });
     if (result === 'applied' && bytes > 0n) this.trafficBytes.inc(Number(bytes));
+  }
+
+  subscriptionFetch(format: string, outcome: string): void {
+    this.subscriptionFetches.inc({ format, outcome });
+  }
+
+  deviceCreated(source: string): void {
+    this.devicesMade.inc({ source });
+  }
+
+  deviceSwitched(count: number): void {
+    if (count > 0) this.deviceSwitches.inc(count);
+  }
+
+  credentialNudges(sent: number, failed: number): void {
+    if (sent > 0) this.nudges.inc({ result: 'sent' }, sent);
+    if (failed > 0) this.nudges.inc({ result: 'failed' }, failed);
   }
 
   tokenValidation(result: TokenValidationResult): void {

@@ -46,6 +46,8 @@ import { SessionTokens } from './session-token';
   // The agents' internal routes validate session tokens, read nodes and know the nodes' secrets.
   exports: [
     SessionTokens,
+    RoutingService,
+    SecretBox,
     NodesRepository,
     HealthService,
     ProvisioningService,

@@ -217,6 +217,16 @@ export class NodesRepository {
     return row ?? null;
   }
 
+  /** The sealed agent secret of each of these nodes that has one (the credentials nudge's key). */
+  agentSecrets(ids: string[]): Promise<{ id: string; agentSecretEnc: string }[]> {
+    return sqlRows<{ id: string; agentSecretEnc: string }>(
+      this.txHost.tx,
+      `SELECT id, agent_secret_enc AS "agentSecretEnc" FROM nodes
+        WHERE id = ANY($1::uuid[]) AND agent_secret_enc IS NOT NULL`,
+      [ids],
+    );
+  }
+
   async secrets(id: string): Promise<NodeSecrets | null> {
     const [row] = await sqlRows<NodeSecrets>(
       this.txHost.tx,

@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { createHash } from 'node:crypto';
 import type { AuthUser } from '../common/auth/auth-user';
 import { type BatchQueue, sharedStatement } from '../common/batch-queue';
 import { AppError } from '../common/errors';
@@ -6,6 +7,7 @@ import { type Settings } from '../config/settings';
 import { SETTINGS } from '../config/settings.module';
 import { AccountsRepository } from '../users/accounts.repository';
 import { refuseBlocked } from '../users/blocked';
+import { SHARE_BUCKETS, shareBucket } from '../devices/share';
 import { NodesRepository, type RoutingNode } from './nodes.repository';
 import { SessionTokens, TokenTargets } from './session-token';
 
@@ -23,8 +25,23 @@ export interface RoutingAnswer {
 interface RoutingRead {
   nodes: RoutingNode[];
   targets: TokenTargets;
-  /** Each node's id hashed (`idHash`), for choosing a user's share of the nodes. */
+  /** Each node's id hashed (`idHash`), for choosing a bucket's share of the nodes. */
   nodeHashes: Uint32Array;
+  /** Each bucket's share (positions in `nodes`), chosen when first asked for. */
+  shares: (number[] | undefined)[];
+  /** Each node's buckets, made on the first question about a node (`nodeShare`). */
+  nodeBuckets?: Map<string, number[]>;
+  /** `allNodeShares`, made once per list. */
+  allShares?: Map<string, NodeShare>;
+}
+
+/** The users a node carries: every user (`all`), or those of its buckets. */
+export interface NodeShare {
+  all: boolean;
+  /** Ascending; empty when `all` or when the node is not routed to. */
+  buckets: number[];
+  /** Names the share: equal texts, equal shares. */
+  hash: string;
 }
 
 /** 32-bit FNV-1a of a text: a fast, well-spread hash of an id (not a secret). */
@@ -67,6 +84,9 @@ export function chooseNodes(userHash: number, nodeHashes: Uint32Array, count: nu
   return chosen.sort((a, b) => a - b);
 }
 
+/** The rendezvous key of a share bucket. */
+const bucketKey = (bucket: number): number => idHash(`bucket:${bucket}`);
+
 @Injectable()
 export class RoutingService {
   /**
@@ -97,6 +117,7 @@ export class RoutingService {
               nodes,
               targets: new TokenTargets(nodes.map((node) => node.id)),
               nodeHashes: Uint32Array.from(nodes, (node) => idHash(node.id)),
+              shares: new Array<number[] | undefined>(SHARE_BUCKETS),
             },
           };
         }
@@ -118,15 +139,102 @@ export class RoutingService {
     }
     const read = await this.reads.submit(null);
     const expiresAt = Math.floor(Date.now() / 1000) + this.settings.sessionTokenTtlS;
-    const max = this.settings.routingNodesMax;
-    if (max === 0 || read.nodes.length <= max) {
+    if (this.everyNode(read)) {
       return {
         nodes: read.nodes,
         sessionTokens: this.tokens.issueAll(caller.id, read.targets, expiresAt),
       };
     }
-    const nodes = chooseNodes(idHash(caller.id), read.nodeHashes, max).map((i) => read.nodes[i]);
+    const nodes = this.bucketShare(read, shareBucket(caller.id)).map((i) => read.nodes[i]);
     const targets = new TokenTargets(nodes.map((node) => node.id));
     return { nodes, sessionTokens: this.tokens.issueAll(caller.id, targets, expiresAt) };
   }
+
+  /** The nodes of the user's share now, as routing lists them (the subscription link's nodes). */
+  async share(userId: string): Promise<readonly RoutingNode[]> {
+    const read = await this.reads.submit(null);
+    if (this.everyNode(read)) return read.nodes;
+    return this.bucketShare(read, shareBucket(userId)).map((i) => read.nodes[i]);
+  }
+
+  /** The buckets of users whose share names this node now (`all`: every user's does). */
+  async nodeShare(nodeId: string): Promise<NodeShare> {
+    const read = await this.reads.submit(null);
+    const routed = read.targets.nodeIds.includes(nodeId);
+    if (routed && this.everyNode(read)) return { all: true, buckets: [], hash: 'all' };
+    const buckets = routed ? (this.bucketsByNode(read).get(nodeId) ?? []) : [];
+    return { all: false, buckets, hash: shareHash(buckets) };
+  }
+
+  /** The nodes whose share holds any of these buckets. */
+  async nodesOfBuckets(buckets: Iterable<number>): Promise<string[]> {
+    const read = await this.reads.submit(null);
+    if (this.everyNode(read)) return read.nodes.map((node) => node.id);
+    const ids = new Set<string>();
+    for (const bucket of buckets) {
+      for (const i of this.bucketShare(read, bucket)) ids.add(read.nodes[i].id);
+    }
+    return [...ids];
+  }
+
+  /** The nodes routing lists now. */
+  async routedNodes(): Promise<readonly RoutingNode[]> {
+    return (await this.reads.submit(null)).nodes;
+  }
+
+  /**
+   * Every routed node with its share, for telling the nodes whose share moved: the same Map for as
+   * long as the node list is the same.
+   */
+  async allNodeShares(): Promise<Map<string, NodeShare>> {
+    const read = await this.reads.submit(null);
+    if (read.allShares) return read.allShares;
+    const shares = new Map<string, NodeShare>();
+    const byNode = this.everyNode(read) ? null : this.bucketsByNode(read);
+    for (const node of read.nodes) {
+      const buckets = byNode?.get(node.id) ?? [];
+      shares.set(
+        node.id,
+        byNode
+          ? { all: false, buckets, hash: shareHash(buckets) }
+          : { all: true, buckets, hash: 'all' },
+      );
+    }
+    return shares;
+  }
+
+  private everyNode(read: RoutingRead): boolean {
+    const max = this.settings.routingNodesMax;
+    return max === 0 || read.nodes.length <= max;
+  }
+
+  private bucketShare(read: RoutingRead, bucket: number): number[] {
+    let share = read.shares[bucket];
+    if (share === undefined) {
+      share = chooseNodes(bucketKey(bucket), read.nodeHashes, this.settings.routingNodesMax);
+      read.shares[bucket] = share;
+    }
+    return share;
+  }
+
+  /** Every bucket's share turned around: about 20 ms for 5,000 nodes, once per node list. */
+  private bucketsByNode(read: RoutingRead): Map<string, number[]> {
+    if (read.nodeBuckets) return read.nodeBuckets;
+    const byNode = new Map<string, number[]>();
+    for (let bucket = 0; bucket < SHARE_BUCKETS; bucket++) {
+      for (const i of this.bucketShare(read, bucket)) {
+        const id = read.nodes[i].id;
+        const list = byNode.get(id);
+        if (list) list.push(bucket);
+        else byNode.set(id, [bucket]);
+      }
+    }
+    read.nodeBuckets = byNode;
+    return byNode;
+  }
+}
+
+/** A short name of a set of buckets (SHA-256 of the ascending list). */
+function shareHash(buckets: readonly number[]): string {
+  return createHash('sha256').update(Uint16Array.from(buckets)).digest('base64url').slice(0, 22);
 }

@@ -44,6 +44,13 @@ export const JOBS = {
     intervalS: (s) => s.cleanupIntervalS,
     timeoutMs: 60_000,
   },
+  /** Device addresses not seen for minutes, and the credential change log past a day. */
+  devicesCleanup: {
+    name: 'devices.cleanup',
+    lockKey: 7_000_012,
+    intervalS: (s) => s.cleanupIntervalS,
+    timeoutMs: 60_000,
+  },
   /**
    * A TCP check of every node. Periods can be seconds long, so each instance ticks four times a
    * period: a node's status is then at most about 1.25 periods old.

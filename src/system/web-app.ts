@@ -55,6 +55,8 @@ export function serveWebApp(app: NestExpressApplication, webDir: string, apiPref
       (request.method !== 'GET' && request.method !== 'HEAD') ||
       path.startsWith(api) ||
       path === api.slice(0, -1) ||
+      // Subscription links: the API answers them (the page too, for a browser).
+      path.startsWith('/sub/') ||
       lastSegment.includes('.')
     ) {
       next();

@@ -21,6 +21,8 @@ export interface TrafficStanding {
 export interface TrafficAdded {
   /** Users at or over their limit after the addition. */
   overLimit: string[];
+  /** Of those, the users this addition took to their limit (they were under it before). */
+  crossed: string[];
   /** Ids given that name no user (nothing was added for them). */
   missing: string[];
 }
@@ -93,11 +95,14 @@ export const ADD_TRAFFIC_SQL = `WITH added AS (
       FROM unnest($1::uuid[], $2::bigint[]) AS v(id, bytes)
      WHERE u.id = v.id
     RETURNING u.id, u.traffic_used_bytes, u.traffic_limit_bytes, u.plan_name,
-              u.subscription_expires_at
+              u.subscription_expires_at, v.bytes AS added
   )
   SELECT count(*)::int AS updated,
          COALESCE(array_agg(u.id) FILTER (WHERE ${OVER_LIMIT_SQL}),
-                  '{}') AS "overLimit"
+                  '{}') AS "overLimit",
+         COALESCE(array_agg(u.id) FILTER (WHERE ${OVER_LIMIT_SQL}
+                    AND u.traffic_used_bytes - u.added < ${EFFECTIVE_LIMIT_SQL}),
+                  '{}') AS crossed
     FROM added u LEFT JOIN plans p ON p.name = u.plan_name CROSS JOIN ${defaultLimitSql('$3')}`;
 
 /** Bytes to add, capped at BIGINT_MAX: a counter given that many is full either way. */
@@ -151,7 +156,7 @@ export class UserTrafficRepository {
     const idArray = uuidArray(ids);
     const [before] = await preparedRows<PlannerSettings>(this.txHost.tx, ORDERED_JOINS, []);
     // Planned at each call, not prepared: the join the planner picks depends on how many users.
-    const [row] = await sqlRows<{ updated: number; overLimit: string[] }>(
+    const [row] = await sqlRows<{ updated: number; overLimit: string[]; crossed: string[] }>(
       this.txHost.tx,
       ADD_TRAFFIC_SQL,
       [
@@ -165,7 +170,8 @@ export class UserTrafficRepository {
       before.seqscan,
       before.bitmapscan,
     ]);
-    if (row.updated === ids.length) return { overLimit: row.overLimit, missing: [] };
+    const { overLimit, crossed } = row;
+    if (row.updated === ids.length) return { overLimit, crossed, missing: [] };
     // Some ids name no user (rare: a deleted account still connected). The others are locked now.
     const found = new Set(
       (
@@ -176,6 +182,6 @@ export class UserTrafficRepository {
         )
       ).map((user) => user.id),
     );
-    return { overLimit: row.overLimit, missing: ids.filter((id) => !found.has(id)) };
+    return { overLimit, crossed, missing: ids.filter((id) => !found.has(id)) };
   }
 }

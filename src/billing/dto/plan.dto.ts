@@ -1,10 +1,11 @@
 import type { PlanRecord } from '../plans.repository';
 import { type ArgumentMetadata, Injectable, type PipeTransform } from '@nestjs/common';
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import {
   IsBoolean,
   IsInt,
   IsObject,
+  IsOptional,
   Max,
   Min,
   registerDecorator,
@@ -92,6 +93,18 @@ export class UpsertPlanRequest {
   @ApiProperty({ description: 'inactive plans are not listed and cannot be bought' })
   @IsBoolean()
   active: boolean;
+
+  @ApiPropertyOptional({
+    minimum: 1,
+    maximum: 20,
+    description:
+      "devices per subscriber; omitted: the plan's own, DEVICE_LIMIT_DEFAULT for a new plan",
+  })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(20)
+  device_limit?: number;
 }
 
 export class PlanResponse {
@@ -111,6 +124,9 @@ export class PlanResponse {
     description: 'currency code → price in its minor units',
   })
   prices: Record<string, string>;
+
+  @ApiProperty({ example: 3, description: 'devices per subscriber' })
+  device_limit: number;
 }
 
 export class AdminPlanResponse extends PlanResponse {
@@ -124,6 +140,7 @@ export function toPlanResponse(plan: PlanRecord): AdminPlanResponse {
     duration_days: plan.durationDays,
     traffic_limit_bytes: Number(plan.trafficLimitBytes),
     prices: plan.prices,
+    device_limit: plan.deviceLimit,
     active: plan.active,
   };
 }

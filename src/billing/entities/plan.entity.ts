@@ -4,6 +4,7 @@ import { Check, Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColum
 @Entity('plans')
 @Check('CHK_plans_duration_days', 'duration_days > 0')
 @Check('CHK_plans_traffic_limit', 'traffic_limit_bytes >= 0')
+@Check('CHK_plans_device_limit', 'device_limit BETWEEN 1 AND 20')
 export class Plan {
   /** `^[a-z0-9_-]{1,32}$`; also the path parameter of `PUT /admin/plans/{name}`. */
   @PrimaryColumn({ type: 'text' })
@@ -18,6 +19,10 @@ export class Plan {
   /** Inactive plans are not listed and cannot be bought; paid invoices keep referring to them. */
   @Column({ type: 'boolean', default: true })
   active: boolean;
+
+  /** Devices per subscriber; null follows DEVICE_LIMIT_DEFAULT. */
+  @Column({ type: 'int', nullable: true })
+  deviceLimit: number | null;
 
   @CreateDateColumn({ type: 'timestamptz' })
   createdAt: Date;

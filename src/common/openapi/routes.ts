@@ -1,4 +1,4 @@
-import { type INestApplication, RequestMethod } from '@nestjs/common';
+import { type INestApplication, RequestMethod, SetMetadata } from '@nestjs/common';
 import {
   METHOD_METADATA,
   MODULE_PATH,
@@ -6,6 +6,14 @@ import {
   VERSION_METADATA,
 } from '@nestjs/common/constants';
 import { MetadataScanner, ModulesContainer } from '@nestjs/core';
+
+const OUTSIDE_PREFIX = 'route:outside-api-prefix';
+
+/**
+ * A controller served outside the API's prefix (the app excludes its paths from the global
+ * prefix; `app.factory.ts`): its routes are listed at their own paths.
+ */
+export const OutsideApiPrefix = (): ClassDecorator => SetMetadata(OUTSIDE_PREFIX, true);
 
 /** A controller handler with the method and path it is served at. */
 export interface HandlerRoute {
@@ -47,7 +55,8 @@ export function handlerRoutes(app: INestApplication, prefix: string): HandlerRou
         ) {
           throw new Error(`${controller.name}.${name} is versioned: teach handlerRoutes it`);
         }
-        for (const path of joinedPaths(prefix, controller, handler)) {
+        const outside = Reflect.getMetadata(OUTSIDE_PREFIX, controller) === true;
+        for (const path of joinedPaths(outside ? '' : prefix, controller, handler)) {
           routes.push({
             method: RequestMethod[method].toLowerCase(),
             path,

@@ -37,10 +37,28 @@ export class ValidateTokenResponse {
   expires_at?: string;
 }
 
+export class DeviceTrafficRequest {
+  @ApiProperty({ format: 'uuid' }) device_id: string;
+  @ApiProperty({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }) bytes_up: number;
+  @ApiProperty({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }) bytes_down: number;
+}
+
 export class TrafficEntryRequest {
   @ApiProperty({ format: 'uuid' }) user_id: string;
   @ApiProperty({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }) bytes_up: number;
   @ApiProperty({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }) bytes_down: number;
+  @ApiPropertyOptional({
+    type: [DeviceTrafficRequest],
+    description: "the user's bytes split by device (raw, for the device list)",
+  })
+  devices?: DeviceTrafficRequest[];
+}
+
+export class OnlineDeviceRequest {
+  @ApiProperty({ format: 'uuid' }) device_id: string;
+  @ApiProperty({ description: "the client's address as the node sees it" }) address: string;
+  @ApiProperty({ format: 'date-time', description: 'when that address first connected' })
+  since: string;
 }
 
 /** Documents the body; it is checked by TrafficReportPipe (10,000 entries, cheaply). */
@@ -50,6 +68,11 @@ export class TrafficReportRequest {
   report_id: string;
   @ApiProperty({ type: [TrafficEntryRequest], maxItems: 10_000 })
   entries: TrafficEntryRequest[];
+  @ApiPropertyOptional({
+    type: [OnlineDeviceRequest],
+    description: 'devices connected to the node now (one network address per device is kept)',
+  })
+  online?: OnlineDeviceRequest[];
 }
 
 export class TrafficReportResponse {
@@ -58,6 +81,11 @@ export class TrafficReportResponse {
   over_limit: string[];
   @ApiProperty({ description: 'reported users that do not exist (their entries were skipped)' })
   unknown_users: number;
+  @ApiProperty({
+    type: [String],
+    description: "devices whose newest connection is on another node: close this node's",
+  })
+  close: string[];
 }
 
 export class LimitsQuery {

@@ -1,0 +1,264 @@
+import { Injectable } from '@nestjs/common';
+import { TransactionHost } from '@nestjs-cls/transactional';
+import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
+import { sqlRows } from '../database/sql';
+import { shareBucket } from './share';
+
+export type DeviceSource = 'hwid' | 'app' | 'link';
+
+/** A device as its owner and staff see it. */
+export interface DeviceRecord {
+  id: string;
+  userId: string;
+  name: string;
+  source: DeviceSource;
+  client: string | null;
+  vlessId: string;
+  createdAt: Date;
+  lastFetchAt: Date | null;
+  lastSeenAt: Date | null;
+  lastNodeId: string | null;
+  addressHint: string | null;
+  bytesUp: string;
+  bytesDown: string;
+  /** Changes of node or network within the current 10-minute window. */
+  switches: number;
+  switchesSince: Date | null;
+}
+
+/** What tells a fetch's device apart: its HWID's hash, or the app's name. */
+export type DeviceKey = { hwidSha256: Buffer } | { app: string };
+
+/** A device to make. */
+export interface NewDevice {
+  userId: string;
+  name: string;
+  source: DeviceSource;
+  client: string | null;
+  key?: DeviceKey;
+}
+
+/** A subscription link's row: the account's (`deviceId` null) or a device's own. */
+export interface LinkRecord {
+  userId: string;
+  deviceId: string | null;
+  version: number;
+}
+
+const DEVICE = `d.id, d.user_id AS "userId", d.name, d.source, d.client, d.vless_id AS "vlessId",
+  d.created_at AS "createdAt", d.last_fetch_at AS "lastFetchAt", d.last_seen_at AS "lastSeenAt",
+  d.last_node_id AS "lastNodeId", d.address_hint AS "addressHint", d.bytes_up::text AS "bytesUp",
+  d.bytes_down::text AS "bytesDown", d.switches, d.switches_since AS "switchesSince"`;
+
+/** The owner of `devices` and `subscription_links`. Statements run in the caller's transaction. */
+@Injectable()
+export class DevicesRepository {
+  constructor(private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>) {}
+
+  /** The user's devices, oldest first (the first `device_limit` of them are carried by nodes). */
+  devicesOf(userId: string): Promise<DeviceRecord[]> {
+    return sqlRows<DeviceRecord>(
+      this.txHost.tx,
+      `SELECT ${DEVICE} FROM devices d WHERE d.user_id = $1 ORDER BY d.created_at, d.id`,
+      [userId],
+    );
+  }
+
+  async device(userId: string, deviceId: string): Promise<DeviceRecord | null> {
+    const [row] = await sqlRows<DeviceRecord>(
+      this.txHost.tx,
+      `SELECT ${DEVICE} FROM devices d WHERE d.user_id = $1 AND d.id = $2`,
+      [userId, deviceId],
+    );
+    return row ?? null;
+  }
+
+  /** The user's device of that HWID or app name. */
+  async deviceByKey(userId: string, key: DeviceKey): Promise<DeviceRecord | null> {
+    const [column, value] = 'app' in key ? ['app', key.app] : ['hwid_sha256', key.hwidSha256];
+    const [row] = await sqlRows<DeviceRecord>(
+      this.txHost.tx,
+      `SELECT ${DEVICE} FROM devices d WHERE d.user_id = $1 AND d.${column} = $2`,
+      [userId, value],
+    );
+    return row ?? null;
+  }
+
+  /** The user's device limit: its plan's, else `fallback` (DEVICE_LIMIT_DEFAULT). */
+  async deviceLimitOf(userId: string, fallback: number): Promise<number> {
+    const [row] = await sqlRows<{ limit: number }>(
+      this.txHost.tx,
+      `SELECT COALESCE(p.device_limit, $2::int) AS limit
+         FROM users u LEFT JOIN plans p ON p.name = u.plan_name WHERE u.id = $1`,
+      [userId, fallback],
+    );
+    return row?.limit ?? fallback;
+  }
+
+  async countOf(userId: string): Promise<number> {
+    const [row] = await sqlRows<{ count: number }>(
+      this.txHost.tx,
+      `SELECT count(*)::int AS count FROM devices WHERE user_id = $1`,
+      [userId],
+    );
+    return row.count;
+  }
+
+  /** Makes the device (the caller holds the user's device lock and checked the limit). */
+  async insert(device: NewDevice): Promise<DeviceRecord> {
+    const key = device.key;
+    const [row] = await sqlRows<DeviceRecord>(
+      this.txHost.tx,
+      `WITH d AS (
+         INSERT INTO devices (user_id, share_bucket, name, source, client, hwid_sha256, app)
+         VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING *
+       )
+       SELECT ${DEVICE} FROM d`,
+      [
+        device.userId,
+        shareBucket(device.userId),
+        device.name,
+        device.source,
+        device.client,
+        key && 'hwidSha256' in key ? key.hwidSha256 : null,
+        key && 'app' in key ? key.app : null,
+      ],
+    );
+    return row;
+  }
+
+  /** Records a fetch of the link by the device, with what the app said of itself. */
+  async touchFetch(deviceId: string, client: string | null): Promise<void> {
+    await sqlRows(
+      this.txHost.tx,
+      `UPDATE devices SET last_fetch_at = now(), client = COALESCE($2, client) WHERE id = $1`,
+      [deviceId, client],
+    );
+  }
+
+  async rename(userId: string, deviceId: string, name: string): Promise<DeviceRecord | null> {
+    const [row] = await sqlRows<DeviceRecord>(
+      this.txHost.tx,
+      `WITH d AS (UPDATE devices SET name = $3 WHERE user_id = $1 AND id = $2 RETURNING *)
+       SELECT ${DEVICE} FROM d`,
+      [userId, deviceId, name],
+    );
+    return row ?? null;
+  }
+
+  /** Removes the device; what it was, or null when the user has no such device. */
+  async remove(userId: string, deviceId: string): Promise<DeviceRecord | null> {
+    const [row] = await sqlRows<DeviceRecord>(
+      this.txHost.tx,
+      `WITH d AS (DELETE FROM devices WHERE user_id = $1 AND id = $2 RETURNING *)
+       SELECT ${DEVICE} FROM d`,
+      [userId, deviceId],
+    );
+    return row ?? null;
+  }
+
+  /**
+   * Adds each device's raw bytes (`ids` ascending, so concurrent batches lock rows in one order)
+   * and marks it seen on its node; a device that is not its user's (or gone) is skipped.
+   */
+  async addTraffic(lines: {
+    ids: string[];
+    userIds: string[];
+    up: bigint[];
+    down: bigint[];
+    nodeIds: string[];
+  }): Promise<void> {
+    if (lines.ids.length === 0) return;
+    await sqlRows(
+      this.txHost.tx,
+      `UPDATE devices d
+          SET bytes_up = LEAST(d.bytes_up + v.up, 9223372036854775807),
+              bytes_down = LEAST(d.bytes_down + v.down, 9223372036854775807),
+              last_seen_at = now(), last_node_id = v.node_id
+         FROM unnest($1::uuid[], $2::uuid[], $3::numeric[], $4::numeric[], $5::uuid[])
+              AS v(id, user_id, up, down, node_id)
+        WHERE d.id = v.id AND d.user_id = v.user_id`,
+      [lines.ids, lines.userIds, lines.up.map(String), lines.down.map(String), lines.nodeIds],
+    );
+  }
+
+  /** Sets what a device's list shows of its address, and its count of switches. */
+  async markPresence(
+    rows: { id: string; addressHint: string; switches: number; switchesSince: Date | null }[],
+  ): Promise<void> {
+    if (rows.length === 0) return;
+    await sqlRows(
+      this.txHost.tx,
+      `UPDATE devices d SET address_hint = v.hint, switches = v.switches, switches_since = v.since
+         FROM unnest($1::uuid[], $2::text[], $3::int[], $4::timestamptz[]) AS v(id, hint, switches, since)
+        WHERE d.id = v.id`,
+      [
+        rows.map((r) => r.id),
+        rows.map((r) => r.addressHint),
+        rows.map((r) => r.switches),
+        rows.map((r) => r.switchesSince),
+      ],
+    );
+  }
+
+  /** The switch counts of these devices (for `markPresence`). */
+  switchesOf(
+    ids: string[],
+  ): Promise<{ id: string; switches: number; switchesSince: Date | null }[]> {
+    return sqlRows(
+      this.txHost.tx,
+      `SELECT id, switches, switches_since AS "switchesSince" FROM devices WHERE id = ANY($1::uuid[])`,
+      [ids],
+    );
+  }
+
+  /** The link whose token has this SHA-256: one read of the primary key. */
+  async linkByTokenHash(tokenSha256: Buffer): Promise<LinkRecord | null> {
+    const [row] = await sqlRows<LinkRecord>(
+      this.txHost.tx,
+      `SELECT user_id AS "userId", device_id AS "deviceId", version
+         FROM subscription_links WHERE token_sha256 = $1`,
+      [tokenSha256],
+    );
+    return row ?? null;
+  }
+
+  /** The version of the account's link; null before it was first made. */
+  async accountLinkVersion(userId: string, lock = false): Promise<number | null> {
+    const [row] = await sqlRows<{ version: number }>(
+      this.txHost.tx,
+      `SELECT version FROM subscription_links WHERE user_id = $1 AND device_id IS NULL
+       ${lock ? 'FOR UPDATE' : ''}`,
+      [userId],
+    );
+    return row?.version ?? null;
+  }
+
+  /** Makes the account's link at version 0 unless it exists. */
+  async createAccountLink(userId: string, tokenSha256: Buffer): Promise<void> {
+    await sqlRows(
+      this.txHost.tx,
+      `INSERT INTO subscription_links (token_sha256, user_id, version) VALUES ($1, $2, 0)
+       ON CONFLICT DO NOTHING`,
+      [tokenSha256, userId],
+    );
+  }
+
+  /** Replaces the account link's token (the caller locked the row and made the next token). */
+  async replaceAccountLink(userId: string, version: number, tokenSha256: Buffer): Promise<void> {
+    await sqlRows(
+      this.txHost.tx,
+      `UPDATE subscription_links SET token_sha256 = $3, version = $2, created_at = now()
+        WHERE user_id = $1 AND device_id IS NULL`,
+      [userId, version, tokenSha256],
+    );
+  }
+
+  async createDeviceLink(userId: string, deviceId: string, tokenSha256: Buffer): Promise<void> {
+    await sqlRows(
+      this.txHost.tx,
+      `INSERT INTO subscription_links (token_sha256, user_id, device_id) VALUES ($1, $2, $3)`,
+      [tokenSha256, userId, deviceId],
+    );
+  }
+}

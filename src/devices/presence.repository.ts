@@ -1,0 +1,65 @@
+import { Injectable } from '@nestjs/common';
+import { TransactionHost } from '@nestjs-cls/transactional';
+import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
+import { sqlRows } from '../database/sql';
+
+/** Where a device connected last: the newest address wins. */
+export interface PresenceRecord {
+  deviceId: string;
+  nodeId: string;
+  address: string;
+  since: Date;
+  seenAt: Date;
+}
+
+/**
+ * The owner of `device_presence`: each device's newest connection across nodes, kept minutes (the
+ * clean-up deletes rows not seen for longer), never in the audit log.
+ */
+@Injectable()
+export class PresenceRepository {
+  constructor(private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>) {}
+
+  /** The rows of these devices (ascending ids), locked until the transaction ends. */
+  lock(deviceIds: string[]): Promise<PresenceRecord[]> {
+    return sqlRows<PresenceRecord>(
+      this.txHost.tx,
+      `SELECT device_id AS "deviceId", node_id AS "nodeId", host(address) AS address, since,
+              seen_at AS "seenAt"
+         FROM device_presence WHERE device_id = ANY($1::uuid[]) ORDER BY device_id FOR UPDATE`,
+      [deviceIds],
+    );
+  }
+
+  /** Records each device's newest connection (devices that no longer exist are skipped). */
+  async save(
+    rows: { deviceId: string; nodeId: string; address: string; since: Date }[],
+  ): Promise<void> {
+    if (rows.length === 0) return;
+    await sqlRows(
+      this.txHost.tx,
+      `INSERT INTO device_presence (device_id, node_id, address, since, seen_at)
+       SELECT v.id, v.node_id, v.address, v.since, now()
+         FROM unnest($1::uuid[], $2::uuid[], $3::inet[], $4::timestamptz[]) AS v(id, node_id, address, since)
+         JOIN devices d ON d.id = v.id
+       ON CONFLICT (device_id) DO UPDATE SET node_id = EXCLUDED.node_id, address = EXCLUDED.address,
+         since = EXCLUDED.since, seen_at = now()`,
+      [
+        rows.map((r) => r.deviceId),
+        rows.map((r) => r.nodeId),
+        rows.map((r) => r.address),
+        rows.map((r) => r.since),
+      ],
+    );
+  }
+
+  /** Forgets connections not seen for `minutes`; how many. */
+  async forgetOlderThan(minutes: number): Promise<number> {
+    const rows = await sqlRows<{ device_id: string }>(
+      this.txHost.tx,
+      `DELETE FROM device_presence WHERE seen_at < now() - make_interval(mins => $1) RETURNING device_id`,
+      [minutes],
+    );
+    return rows.length;
+  }
+}
