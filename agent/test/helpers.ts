@@ -66,7 +66,8 @@ export function admit(
           const text = Buffer.concat(chunks).toString('utf8');
           resolve({
             status: response.statusCode ?? 0,
-            body: JSON.parse(text) as Record<string, unknown>,
+            // A 204 (the nudge's answer) has no body.
+            body: text ? (JSON.parse(text) as Record<string, unknown>) : {},
           });
         });
       },
