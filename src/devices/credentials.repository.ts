@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
-import { sqlRows } from '../database/sql';
+import { preparedRows, sqlRows } from '../database/sql';
 import { defaultLimitSql, OVER_LIMIT_SQL } from '../users/traffic-limit';
 
 /** The change counter: the last version, and the first a node must have had to go on from. */
@@ -41,12 +41,15 @@ const CARRIED_SQL = (deviceLimit: string): string =>
 export class CredentialsRepository {
   constructor(private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>) {}
 
-  async version(): Promise<CredentialsVersion> {
-    const [row] = await sqlRows<{ version: string; fullFrom: string }>(
+  /** The counter, and the routing counter read in the same statement (`routing_version`). */
+  async version(): Promise<CredentialsVersion & { routing: string }> {
+    const [row] = await preparedRows<{ version: string; fullFrom: string; routing: string }>(
       this.txHost.tx,
-      `SELECT version::text, full_from::text AS "fullFrom" FROM credentials_version`,
+      `SELECT c.version::text, c.full_from::text AS "fullFrom", r.version::text AS routing
+         FROM credentials_version c CROSS JOIN routing_version r`,
+      [],
     );
-    return { version: Number(row.version), fullFrom: Number(row.fullFrom) };
+    return { version: Number(row.version), fullFrom: Number(row.fullFrom), routing: row.routing };
   }
 
   /** Moves the counter with no change of its own: nodes are told to ask (their share moved). */

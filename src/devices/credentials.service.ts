@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { type Settings } from '../config/settings';
 import { SETTINGS } from '../config/settings.module';
-import { RoutingService } from '../nodes/routing.service';
+import { type NodeShare, RoutingService } from '../nodes/routing.service';
 import { type CredentialRow, CredentialsRepository } from './credentials.repository';
 
 /** A credential as a node adds it to its core. */
@@ -40,6 +40,9 @@ const toCredential = (row: CredentialRow): Credential => ({
  */
 @Injectable()
 export class CredentialsService {
+  private readonly known = new Map<string, { hash: string; sinceVersion: number }>();
+  private knownFor: object | null = null;
+
   constructor(
     private readonly credentials: CredentialsRepository,
     private readonly routing: RoutingService,
@@ -48,12 +51,13 @@ export class CredentialsService {
 
   async forNode(nodeId: string, since: number): Promise<CredentialsAnswer> {
     // The counter first: every change numbered up to it has committed (see migration 0021).
-    const { version, fullFrom } = await this.credentials.version();
-    const share = await this.routing.nodeShare(nodeId);
-    const known = await this.credentials.nodeShare(nodeId);
+    const { version, fullFrom, routing } = await this.credentials.version();
+    const share = await this.routing.nodeShare(nodeId, routing);
+    const known = await this.knownShare(nodeId, share);
     let full = since <= 0 || since > version || since < fullFrom;
     if (known?.hash !== share.hash) {
       await this.credentials.saveNodeShare(nodeId, share.hash, version);
+      this.known.set(nodeId, { hash: share.hash, sinceVersion: version });
       full = true;
     } else if (since < known.sinceVersion) {
       full = true;
@@ -81,6 +85,26 @@ export class CredentialsService {
       else remove.add(row.deviceId);
     }
     return { version, full, upsert, remove: [...remove] };
+  }
+
+  /**
+   * The share the node was last answered for. Kept in memory for as long as the routed node list
+   * stays the same (`share.list` is then the same object), which spares a read per question of a
+   * node whose set did not change; a new list reads it again, as another instance may have moved it.
+   */
+  private async knownShare(
+    nodeId: string,
+    share: NodeShare,
+  ): Promise<{ hash: string; sinceVersion: number } | null> {
+    if (this.knownFor !== share.list) {
+      this.known.clear();
+      this.knownFor = share.list;
+    }
+    const cached = this.known.get(nodeId);
+    if (cached?.hash === share.hash) return cached;
+    const stored = await this.credentials.nodeShare(nodeId);
+    if (stored) this.known.set(nodeId, stored);
+    return stored;
   }
 
   private read(

@@ -37,6 +37,8 @@ interface RoutingRead {
 
 /** The users a node carries: every user (`all`), or those of its buckets. */
 export interface NodeShare {
+  /** The node list this share was taken from: the same object while the list is the same. */
+  list: object;
   all: boolean;
   /** Ascending; empty when `all` or when the node is not routed to. */
   buckets: number[];
@@ -157,13 +159,19 @@ export class RoutingService {
     return this.bucketShare(read, shareBucket(userId)).map((i) => read.nodes[i]);
   }
 
-  /** The buckets of users whose share names this node now (`all`: every user's does). */
-  async nodeShare(nodeId: string): Promise<NodeShare> {
-    const read = await this.reads.submit(null);
-    const routed = read.targets.nodeIds.includes(nodeId);
-    if (routed && this.everyNode(read)) return { all: true, buckets: [], hash: 'all' };
-    const buckets = routed ? (this.bucketsByNode(read).get(nodeId) ?? []) : [];
-    return { all: false, buckets, hash: shareHash(buckets) };
+  /**
+   * The buckets of users whose share names this node now (`all`: every user's does);
+   * `routingVersion`, when given, is the routing counter the caller read a moment ago.
+   */
+  async nodeShare(nodeId: string, routingVersion?: string): Promise<NodeShare> {
+    // A caller that read the routing counter along with its own statement spares a read.
+    const last = this.last;
+    const read =
+      routingVersion !== undefined && last?.version === routingVersion
+        ? last.read
+        : await this.reads.submit(null);
+    const share = this.sharesOf(read).get(nodeId);
+    return share ?? { list: read, all: false, buckets: [], hash: shareHash([]) };
   }
 
   /** The nodes whose share holds any of these buckets. */
@@ -187,7 +195,10 @@ export class RoutingService {
    * long as the node list is the same.
    */
   async allNodeShares(): Promise<Map<string, NodeShare>> {
-    const read = await this.reads.submit(null);
+    return this.sharesOf(await this.reads.submit(null));
+  }
+
+  private sharesOf(read: RoutingRead): Map<string, NodeShare> {
     if (read.allShares) return read.allShares;
     const shares = new Map<string, NodeShare>();
     const byNode = this.everyNode(read) ? null : this.bucketsByNode(read);
@@ -196,10 +207,11 @@ export class RoutingService {
       shares.set(
         node.id,
         byNode
-          ? { all: false, buckets, hash: shareHash(buckets) }
-          : { all: true, buckets, hash: 'all' },
+          ? { list: read, all: false, buckets, hash: shareHash(buckets) }
+          : { list: read, all: true, buckets, hash: 'all' },
       );
     }
+    read.allShares = shares;
     return shares;
   }
 

@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
+import { Transform } from 'class-transformer';
 import { IsInt, IsString, IsUUID, Length, Max, Min } from 'class-validator';
 import { IsVisibleText } from '../../common/visible-text';
 import type { DeviceRecord } from '../devices.repository';
@@ -94,7 +94,9 @@ export class CredentialsQuery {
   node_id: string;
 
   @ApiProperty({ minimum: 0, description: 'the version the node has; 0 asks for its whole set' })
-  @Type(() => Number)
+  @Transform(({ value }: { value: unknown }) =>
+    typeof value === 'string' && /^\d{1,16}$/.test(value) ? Number(value) : NaN,
+  )
   @IsInt({ message: 'must be a whole number' })
   @Min(0)
   @Max(Number.MAX_SAFE_INTEGER)
