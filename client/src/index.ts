@@ -14,7 +14,11 @@ import type {
   Config,
   ConfirmInvoiceResponse,
   CreateInvoiceRequest,
+  CreatedDevice,
   CreateTicketRequest,
+  Device,
+  DeviceList,
+  DeviceNameRequest,
   ExchangeRequest,
   FieldProblem,
   GameRound,
@@ -36,6 +40,8 @@ import type {
   SessionResponse,
   Subscription,
   SubmitScoreRequest,
+  SubscriptionInfo,
+  SubscriptionUrl,
   TelegramLoginRequest,
   Ticket,
   TicketMessage,
@@ -165,7 +171,8 @@ type RenewOutcome = { renewed: true } | { renewed: false; error: ApiError };
 const RENEWED: RenewOutcome = { renewed: true };
 
 export function createClient(options: ClientOptions) {
-  const api = `${options.baseUrl.replace(/\/+$/, '')}/api/v1`;
+  const origin = options.baseUrl.replace(/\/+$/, '');
+  const api = `${origin}/api/v1`;
   const fetchFn: FetchLike = options.fetch ?? ((url, init) => globalThis.fetch(url, init));
   const locks = options.locks ?? browserLocks() ?? pageLocks;
   const storage = options.storage === undefined ? browserStorage() : options.storage;
@@ -187,10 +194,19 @@ export function createClient(options: ClientOptions) {
     return `${api}${path}${search === '' ? '' : `?${search}`}`;
   }
 
-  async function send(
+  function send(
     method: HttpMethod,
     path: string,
     { body, query }: RequestOptions = {},
+  ): Promise<ResponseLike> {
+    return sendTo(method, url(path, query), body);
+  }
+
+  /** One call to an address of the service; no answer at all is `NETWORK_ERROR`. */
+  async function sendTo(
+    method: HttpMethod,
+    address: string,
+    body?: unknown,
   ): Promise<ResponseLike> {
     const init: FetchInit = {
       method,
@@ -202,7 +218,7 @@ export function createClient(options: ClientOptions) {
       init.body = JSON.stringify(body);
     }
     try {
-      return await fetchFn(url(path, query), init);
+      return await fetchFn(address, init);
     } catch (error) {
       const problem = { status: 0, code: 'NETWORK_ERROR', message: 'the service did not answer' };
       throw new ApiError(problem, { cause: error });
@@ -358,6 +374,22 @@ export function createClient(options: ClientOptions) {
     me: () => get<User>('/users/me'),
     startTrial: () => post<Subscription>('/users/me/trial'),
     attachPartner: (body: AttachPartnerRequest) => post<User>('/users/me/partner', body),
+
+    devices: () => get<DeviceList>('/users/me/devices'),
+    /** A device with a link of its own; 409 `DEVICE_LIMIT` when the plan's limit is reached. */
+    createDevice: (body: DeviceNameRequest) => post<CreatedDevice>('/users/me/devices', body),
+    renameDevice: (deviceId: string, body: DeviceNameRequest) =>
+      request<Device>('PATCH', `/users/me/devices/${id(deviceId)}`, { body }),
+    removeDevice: (deviceId: string) =>
+      request<void>('DELETE', `/users/me/devices/${id(deviceId)}`),
+    /** A new account link; the old one stops working, devices keep their ids. */
+    rotateSubscriptionLink: () => post<SubscriptionUrl>('/users/me/subscription-link/rotate'),
+    /**
+     * The subscription page's figures, from the link itself (`<origin>/sub/<token>?format=info`,
+     * outside `/api`): no session, so a 401 is never refreshed.
+     */
+    subscriptionInfo: async (token: string) =>
+      read<SubscriptionInfo>(await sendTo('GET', `${origin}/sub/${id(token)}?format=info`)),
 
     createInvoice: (body: CreateInvoiceRequest) => post<Invoice>('/invoices', body),
     listInvoices: (query: PageQuery = {}) => get<Page<Invoice>>('/invoices', { ...query }),

@@ -240,6 +240,48 @@ export type WithdrawalRequest = Schemas['CreateWithdrawalRequest'];
 export type WithdrawalPage = Schemas['WithdrawalPageResponse'];
 
 // ---------------------------------------------------------------------------------------------
+// Devices and the subscription link
+
+/** One device of the account: each has its own VLESS id; `client` is what its app said of itself. */
+export type Device = Schemas['DeviceResponse'];
+
+/** `GET /users/me/devices`: the account link, the plan's device limit, the devices. */
+export type DeviceList = Schemas['DeviceListResponse'];
+
+/** `POST /users/me/devices` and `PATCH /users/me/devices/{id}`: `name` 1-40 visible characters. */
+export type DeviceNameRequest = Schemas['DeviceNameRequest'];
+
+/** `POST /users/me/devices`: the new device and its own link; 409 `DEVICE_LIMIT` when full. */
+export type CreatedDevice = Schemas['CreatedDeviceResponse'];
+
+/** `POST /users/me/subscription-link/rotate`: the new account link (the old one answers 404). */
+export type SubscriptionUrl = Schemas['SubscriptionUrlResponse'];
+
+// ---------------------------------------------------------------------------------------------
+// Outside the API's document: hand-written from the contract.
+
+/** Why a link has nothing to connect to, or `ok`. */
+export type LinkOutcome =
+  'ok' | 'blocked' | 'expired' | 'traffic_exceeded' | 'device_limit' | 'no_node';
+
+/**
+ * `GET <SUB_URL>/sub/<token>?format=info` (outside `/api`; the token is its own authentication):
+ * what the subscription page shows. An unknown or replaced token answers 404 `NOT_FOUND`.
+ */
+export interface SubscriptionInfo {
+  outcome: LinkOutcome;
+  /** The reason in the service's words (English) when `outcome` is not `ok`. */
+  message: string | null;
+  plan_name: string | null;
+  expires_at: IsoDateTime | null;
+  traffic_used_bytes: number;
+  traffic_limit_bytes: number;
+  device_limit: number;
+  devices: { name: string; last_seen_at: IsoDateTime | null }[];
+  subscription_url: string;
+}
+
+// ---------------------------------------------------------------------------------------------
 // Not served yet: hand-written from the contract. Replace each with an alias of the generated
 // schema once its route is in the service's document.
 
@@ -325,4 +367,10 @@ type _RouteChecks = [
       PageQuery
     >
   >,
+  Holds<Exact<Answer<'/api/v1/users/me/devices', 'get', 200>, DeviceList>>,
+  Holds<Exact<Body<'/api/v1/users/me/devices', 'post'>, DeviceNameRequest>>,
+  Holds<Exact<Answer<'/api/v1/users/me/devices', 'post', 201>, CreatedDevice>>,
+  Holds<Exact<Body<'/api/v1/users/me/devices/{id}', 'patch'>, DeviceNameRequest>>,
+  Holds<Exact<Answer<'/api/v1/users/me/devices/{id}', 'patch', 200>, Device>>,
+  Holds<Exact<Answer<'/api/v1/users/me/subscription-link/rotate', 'post', 200>, SubscriptionUrl>>,
 ];
