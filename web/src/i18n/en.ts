@@ -20,6 +20,7 @@ export const en = {
   'common.cancel': 'Cancel',
   'common.none': 'None yet',
   'common.close': 'Close',
+  'common.confirm': 'Confirm',
 
   'signIn.title': 'Sign in',
   'signIn.intro':
@@ -160,7 +161,6 @@ export const en = {
   'staff.signedInAs': 'Signed in as {name} ({role})',
   'staff.notStaff': 'This area is for staff accounts.',
   'staff.cancel': 'Cancel',
-  'staff.confirm': 'Confirm',
 
   'error.VALIDATION_FAILED': 'Some of what you entered is not valid.',
   'error.UNAUTHENTICATED': 'Please sign in.',

@@ -19,6 +19,7 @@ export const ru: Record<MessageKey, string> = {
   'common.cancel': 'Отмена',
   'common.none': 'Пока ничего',
   'common.close': 'Закрыть',
+  'common.confirm': 'Подтвердить',
 
   'signIn.title': 'Вход',
   'signIn.intro':
@@ -159,7 +160,6 @@ export const ru: Record<MessageKey, string> = {
   'staff.signedInAs': 'Вы вошли как {name} ({role})',
   'staff.notStaff': 'Этот раздел для персонала.',
   'staff.cancel': 'Отмена',
-  'staff.confirm': 'Подтвердить',
 
   'error.VALIDATION_FAILED': 'Часть введённого неверна.',
   'error.UNAUTHENTICATED': 'Пожалуйста, войдите.',

@@ -72,10 +72,10 @@ export function ConfirmAction({
           )}
           <Group justify="flex-end">
             <Button variant="default" onClick={dismiss}>
-              {t('staff.cancel')}
+              {t('common.cancel')}
             </Button>
             <Button color={color} loading={busy} onClick={() => void confirm()}>
-              {t('staff.confirm')}
+              {t('common.confirm')}
             </Button>
           </Group>
         </Stack>

@@ -21,7 +21,7 @@ import { Link, useNavigate, useParams } from 'react-router';
 import { useI18n } from '../../i18n/i18n';
 import { useNotify } from '../../layout/notify';
 import { Failed, Loading } from '../../layout/Loading';
-import { ConfirmAction } from '../ConfirmAction';
+import { ConfirmAction } from '../../layout/ConfirmAction';
 import { useDateTime } from './dateTime';
 import { NodeForm } from './NodeForm';
 import {

@@ -12,7 +12,7 @@ import { useI18n } from '../../i18n/i18n';
 import { DataTable } from '../../layout/DataTable';
 import { Failed, Loading } from '../../layout/Loading';
 import { type Schemas, staffCall, useCursorList } from '../api';
-import { ConfirmAction } from '../ConfirmAction';
+import { ConfirmAction } from '../../layout/ConfirmAction';
 import { CursorMore, NoWrap, RefreshList } from '../shared/ListControls';
 
 type Withdrawal = Schemas['WithdrawalResponse'];

@@ -20,7 +20,7 @@ import { decimalToMinor, useI18n } from '../../i18n/i18n';
 import { minorToDecimal } from '../../i18n/money';
 import { Failed, Loading } from '../../layout/Loading';
 import { type Schemas, staffCall } from '../api';
-import { ConfirmAction } from '../ConfirmAction';
+import { ConfirmAction } from '../../layout/ConfirmAction';
 
 type Plan = Schemas['AdminPlanResponse'];
 type PlanBody = Schemas['UpsertPlanRequest'];

@@ -13,7 +13,7 @@ import { DataTable } from '../../layout/DataTable';
 import { Failed, Loading } from '../../layout/Loading';
 import { MessageList, ReplyForm } from '../../support/TicketThread';
 import { type Schemas, staffCall, useCursorList } from '../api';
-import { ConfirmAction } from '../ConfirmAction';
+import { ConfirmAction } from '../../layout/ConfirmAction';
 import { CursorMore, NoWrap, RefreshList } from '../shared/ListControls';
 
 type Ticket = Schemas['TicketResponse'];

@@ -29,7 +29,7 @@ import { Failed, Loading } from '../../layout/Loading';
 import { useNotify } from '../../layout/notify';
 import { access } from '../access';
 import { type Schemas, staffCall, useCursorList } from '../api';
-import { ConfirmAction } from '../ConfirmAction';
+import { ConfirmAction } from '../../layout/ConfirmAction';
 import { CursorMore } from '../shared/ListControls';
 import {
   BlockedBadge,
