@@ -5,6 +5,7 @@ import { useMe } from './api/hooks';
 import { AccountPage } from './account/AccountPage';
 import { SignInPage, TelegramReturn } from './auth/SignInPage';
 import { useBootstrapExchange } from './auth/bootstrap';
+import { SubscriptionPage } from './connect/SubscriptionPage';
 import { GamePage } from './game/GamePage';
 import { Loading } from './layout/Loading';
 import { Shell } from './layout/Shell';
@@ -31,26 +32,35 @@ export function App() {
 
   const user = (page: ReactNode) => <RequireUser>{page}</RequireUser>;
   return (
-    <Shell>
-      <Routes>
-        <Route path="/" element={<SignInPage />} />
-        <Route path="/telegram-login" element={<TelegramReturn />} />
-        <Route path="/account" element={user(<AccountPage />)} />
-        <Route path="/plans" element={<PlansPage />} />
-        <Route path="/syndicate" element={user(<SyndicatePage />)} />
-        <Route path="/support" element={user(<SupportPage />)} />
-        <Route path="/support/:id" element={user(<TicketPage />)} />
-        <Route path="/game" element={user(<GamePage />)} />
-        <Route
-          path="/staff/*"
-          element={
-            <Suspense fallback={<Loading />}>
-              <StaffArea />
-            </Suspense>
-          }
-        />
-        <Route path="*" element={<Navigate to="/" replace />} />
-      </Routes>
-    </Shell>
+    <Routes>
+      {/* A subscription link opened in a browser: no session, so none of the app's chrome. */}
+      <Route path="/sub/:token" element={<SubscriptionPage />} />
+      <Route
+        path="*"
+        element={
+          <Shell>
+            <Routes>
+              <Route path="/" element={<SignInPage />} />
+              <Route path="/telegram-login" element={<TelegramReturn />} />
+              <Route path="/account" element={user(<AccountPage />)} />
+              <Route path="/plans" element={<PlansPage />} />
+              <Route path="/syndicate" element={user(<SyndicatePage />)} />
+              <Route path="/support" element={user(<SupportPage />)} />
+              <Route path="/support/:id" element={user(<TicketPage />)} />
+              <Route path="/game" element={user(<GamePage />)} />
+              <Route
+                path="/staff/*"
+                element={
+                  <Suspense fallback={<Loading />}>
+                    <StaffArea />
+                  </Suspense>
+                }
+              />
+              <Route path="*" element={<Navigate to="/" replace />} />
+            </Routes>
+          </Shell>
+        }
+      />
+    </Routes>
   );
 }

@@ -18,6 +18,7 @@ import { useI18n } from '../i18n/i18n';
 import { DataTable, Section } from '../layout/DataTable';
 import { Failed, Loading } from '../layout/Loading';
 import { useNotify } from '../layout/notify';
+import { ConnectSection } from './ConnectSection';
 
 const DAY_MS = 86_400_000;
 
@@ -47,6 +48,7 @@ export function AccountPage() {
       </Text>
       <SubscriptionCard user={user} />
       <TrafficCard user={user} />
+      <ConnectSection />
       <PartnerCard user={user} />
       <InvoicesCard />
     </Stack>

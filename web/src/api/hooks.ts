@@ -20,6 +20,8 @@ export const keys = {
   earnings: ['earnings'] as const,
   withdrawals: ['withdrawals'] as const,
   leaderboard: ['leaderboard'] as const,
+  devices: ['devices'] as const,
+  subscriptionInfo: (token: string) => ['subscription-info', token] as const,
 };
 
 export const useConfig = () =>
@@ -38,6 +40,15 @@ export const useWithdrawals = (enabled: boolean) =>
 // The service caches the board for a few seconds; while it is on screen it is read again.
 export const useLeaderboard = () =>
   useQuery({ queryKey: keys.leaderboard, queryFn: api.leaderboard, refetchInterval: 5_000 });
+
+/** The account's link and devices (`/account` → Connect). */
+export const useDevices = () => useQuery({ queryKey: keys.devices, queryFn: api.devices });
+/** What a subscription link's page shows, read with the link's own token (no session). */
+export const useSubscriptionInfo = (token: string) =>
+  useQuery({
+    queryKey: keys.subscriptionInfo(token),
+    queryFn: () => api.subscriptionInfo(token),
+  });
 
 /** Roles that may use the staff console (partners have their own page). */
 export function isStaffRole(role: User['role']): role is 'owner' | 'moderator' | 'support' {
@@ -86,6 +97,15 @@ export const useRequestWithdrawal = () =>
     (body: WithdrawalRequest) => api.requestWithdrawal(body),
     [keys.withdrawals, keys.earnings],
   );
+export const useCreateDevice = () =>
+  useWrite((name: string) => api.createDevice({ name }), [keys.devices]);
+export const useRenameDevice = () =>
+  useWrite(
+    ({ id, name }: { id: string; name: string }) => api.renameDevice(id, { name }),
+    [keys.devices],
+  );
+export const useRemoveDevice = () => useWrite((id: string) => api.removeDevice(id), [keys.devices]);
+export const useRotateLink = () => useWrite(() => api.rotateSubscriptionLink(), [keys.devices]);
 export const useStartRound = () => useWrite(() => api.startRound(), []);
 export const useSubmitScore = () =>
   useWrite(

@@ -1,4 +1,12 @@
-import { createContext, type ReactNode, useCallback, useContext, useMemo, useState } from 'react';
+import {
+  createContext,
+  type ReactNode,
+  useCallback,
+  useContext,
+  useEffect,
+  useMemo,
+  useState,
+} from 'react';
 import { ApiError } from '../api/client';
 import { en, type MessageKey } from './en';
 import { minorToDecimal } from './money';
@@ -21,6 +29,8 @@ export interface I18n {
   money(amount: string, currency: string): string;
   bytes(value: number): string;
   date(iso: string): string;
+  /** A moment to the minute (a device last seen), in UTC as the service's days are. */
+  dateTime(iso: string): string;
 }
 
 export { decimalToMinor } from './money';
@@ -45,9 +55,12 @@ const I18nContext = createContext<I18n | null>(null);
 
 export function I18nProvider({ children }: { children: ReactNode }) {
   const [language, setLanguageState] = useState<Language>(initialLanguage);
+  // The page says its language to screen readers, also when it came from storage.
+  useEffect(() => {
+    document.documentElement.lang = language;
+  }, [language]);
   const setLanguage = useCallback((next: Language) => {
     setLanguageState(next);
-    document.documentElement.lang = next;
     try {
       localStorage.setItem(STORAGE_KEY, next);
     } catch {
@@ -93,6 +106,14 @@ export function I18nProvider({ children }: { children: ReactNode }) {
         return new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeZone: 'UTC' }).format(
           new Date(iso),
         );
+      },
+      dateTime(iso) {
+        const format = new Intl.DateTimeFormat(locale, {
+          dateStyle: 'medium',
+          timeStyle: 'short',
+          timeZone: 'UTC',
+        });
+        return `${format.format(new Date(iso))} UTC`;
       },
     };
   }, [language, setLanguage]);
