@@ -31,6 +31,8 @@ const PLAN_NAME = /^[a-z0-9_-]{1,32}$/;
 const CURRENCY = /^[A-Z]{3}$/;
 /** Traffic limits are typed in GB of 1024³ bytes, as `bytes()` shows them. */
 const GB = 1024 ** 3;
+/** The most devices a plan may allow (the service's rule; the least is 1). */
+const DEVICE_LIMIT_MAX = 20;
 
 /** Every plan (staff guard), on sale or not; creating, editing, activating and deactivating. */
 export function StaffPlansPage() {
@@ -108,6 +110,7 @@ function bodyOf(plan: Plan, active: boolean): PlanBody {
     duration_days: plan.duration_days,
     traffic_limit_bytes: plan.traffic_limit_bytes,
     prices: plan.prices,
+    device_limit: plan.device_limit,
     active,
   };
 }
@@ -151,6 +154,7 @@ function PlanTable({
               <Table.Th>{t('console.plans.name')}</Table.Th>
               <Table.Th>{t('console.plans.days')}</Table.Th>
               <Table.Th>{t('console.plans.traffic')}</Table.Th>
+              <Table.Th>{t('console.plans.devices')}</Table.Th>
               <Table.Th>{t('console.plans.prices')}</Table.Th>
               <Table.Th>{t('console.plans.status')}</Table.Th>
               <Table.Th>{t('console.plans.actions')}</Table.Th>
@@ -162,6 +166,7 @@ function PlanTable({
                 <Table.Th scope="row">{plan.name}</Table.Th>
                 <Table.Td>{plan.duration_days}</Table.Td>
                 <Table.Td>{bytes(plan.traffic_limit_bytes)}</Table.Td>
+                <Table.Td>{plan.device_limit}</Table.Td>
                 <Table.Td>
                   {Object.entries(plan.prices)
                     .sort(([a], [b]) => a.localeCompare(b))
@@ -241,6 +246,8 @@ function PlanForm({
   const [limitGb, setLimitGb] = useState<number | string>(
     plan ? plan.traffic_limit_bytes / GB : 100,
   );
+  // Empty for a new plan: the service gives it its DEVICE_LIMIT_DEFAULT.
+  const [devices, setDevices] = useState<number | string>(plan?.device_limit ?? '');
   const [active, setActive] = useState(plan?.active ?? true);
   const [prices, setPrices] = useState<PriceRow[]>(
     plan
@@ -265,6 +272,15 @@ function PlanForm({
     if (typeof days !== 'number' || !Number.isInteger(days) || days < 1 || days > 3650)
       return { problem: t('console.plans.badDays') };
     if (typeof limitGb !== 'number' || limitGb < 0) return { problem: t('console.plans.badLimit') };
+    const noDevices = devices === '' && !plan;
+    if (
+      !noDevices &&
+      (typeof devices !== 'number' ||
+        !Number.isInteger(devices) ||
+        devices < 1 ||
+        devices > DEVICE_LIMIT_MAX)
+    )
+      return { problem: t('console.plans.badDevices') };
     if (prices.length === 0) return { problem: t('console.plans.noPrices') };
     const map: Record<string, string> = {};
     for (const row of prices) {
@@ -280,6 +296,7 @@ function PlanForm({
         duration_days: days,
         traffic_limit_bytes: Math.round(limitGb * GB),
         prices: map,
+        ...(typeof devices === 'number' ? { device_limit: devices } : {}),
         active,
       },
     };
@@ -331,6 +348,16 @@ function PlanForm({
           min={0}
           decimalScale={3}
           required
+        />
+        <NumberInput
+          label={t('console.plans.devices')}
+          description={t('console.plans.devicesHint')}
+          value={devices}
+          onChange={setDevices}
+          min={1}
+          max={DEVICE_LIMIT_MAX}
+          allowDecimal={false}
+          required={plan !== undefined}
         />
         <fieldset style={{ border: 0, padding: 0, margin: 0 }}>
           <Text component="legend" fw={500} size="sm" mb={4}>

@@ -1,7 +1,7 @@
 /**
  * One account in the console (/staff/users/<id>): its subscription, traffic, blocked state, partner
- * terms and invoices, and what staff may do to it. Every action goes through the service's own
- * route (audited there); the owner-only ones are shown to the owner only.
+ * terms, devices and invoices, and what staff may do to it. Every action goes through the service's
+ * own route (audited there); the owner-only ones are shown to the owner only.
  */
 import {
   Anchor,
@@ -38,6 +38,7 @@ import {
   USERS_KEY,
   useAccountName,
 } from './accounts';
+import { UserDevices } from './UserDevices';
 
 const GIB = 1024 ** 3;
 
@@ -67,6 +68,7 @@ export function UserPage() {
             <SubscriptionFacts user={user.data} />
           </SimpleGrid>
           <UserActions user={user.data} />
+          <UserDevices userId={user.data.id} account={accountName(user.data)} />
           <Invoices userId={user.data.id} />
           <Tickets userId={user.data.id} />
         </>

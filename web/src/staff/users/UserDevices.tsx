@@ -1,0 +1,128 @@
+/** A user's devices on their console page, each removable with a reason (audited by the service). */
+import { Badge, Card, Stack, Text, Textarea, Title } from '@mantine/core';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { useI18n } from '../../i18n/i18n';
+import { ConfirmAction } from '../../layout/ConfirmAction';
+import { DataTable } from '../../layout/DataTable';
+import { Failed, Loading } from '../../layout/Loading';
+import { type Schemas, staffCall } from '../api';
+import { USERS_KEY } from './accounts';
+
+type Device = Schemas['DeviceResponse'];
+type DeviceList = Schemas['StaffDeviceListResponse'];
+
+const devicesKey = (userId: string) => [...USERS_KEY, 'devices', userId] as const;
+
+/** `GET /admin/users/{id}/devices`. */
+function useUserDevices(userId: string) {
+  return useQuery({
+    queryKey: devicesKey(userId),
+    queryFn: () =>
+      staffCall<DeviceList>('GET', `/admin/users/${encodeURIComponent(userId)}/devices`),
+  });
+}
+
+/**
+ * The devices section. Removal is refused (403) on the staff member's own account and on other
+ * staff unless the owner asks; the refusal shows in the dialog, in words.
+ */
+export function UserDevices({ userId, account }: { userId: string; account: string }) {
+  const { t, bytes, dateTime } = useI18n();
+  const devices = useUserDevices(userId);
+  const queryClient = useQueryClient();
+  const [reason, setReason] = useState('');
+  const refresh = () => queryClient.invalidateQueries({ queryKey: devicesKey(userId) });
+
+  return (
+    <Card withBorder component="section" role="region" aria-labelledby="user-devices">
+      <Title order={3} id="user-devices" mb="xs">
+        {devices.data
+          ? t('console.users.devices', {
+              count: devices.data.devices.length,
+              limit: devices.data.device_limit,
+            })
+          : t('devices.title')}
+      </Title>
+      {devices.isPending && <Loading />}
+      {devices.isError && <Failed error={devices.error} retry={() => void devices.refetch()} />}
+      {devices.data && (
+        <DataTable<Device>
+          minWidth={720}
+          rows={devices.data.devices}
+          rowKey={(device) => device.id}
+          columns={[
+            {
+              header: t('devices.name'),
+              cell: (device) => (
+                <Stack gap={4} align="flex-start">
+                  <Text size="sm">{device.name}</Text>
+                  {device.shared_suspected && (
+                    <Badge color="orange.9" variant="filled">
+                      {t('devices.shared')}
+                    </Badge>
+                  )}
+                </Stack>
+              ),
+            },
+            {
+              header: t('devices.app'),
+              cell: (device) => device.client ?? t('devices.noClient'),
+              breakAll: true,
+            },
+            {
+              header: t('devices.lastSeen'),
+              cell: (device) => {
+                const at = device.last_seen_at ?? device.last_fetch_at;
+                return at ? dateTime(at) : t('devices.never');
+              },
+            },
+            {
+              header: t('devices.where'),
+              cell: (device) =>
+                [device.address_hint, device.last_node_id].filter(Boolean).join(' · ') || '-',
+              breakAll: true,
+            },
+            {
+              header: t('devices.traffic'),
+              cell: (device) =>
+                t('devices.bytes', { down: bytes(device.bytes_down), up: bytes(device.bytes_up) }),
+            },
+            {
+              header: t('console.users.actions'),
+              cell: (device) => (
+                <ConfirmAction
+                  label={t('console.users.removeDevice', { name: device.name })}
+                  question={t('console.users.removeDeviceQuestion', {
+                    name: device.name,
+                    account,
+                  })}
+                  action={async () => {
+                    await staffCall<void>(
+                      'DELETE',
+                      `/admin/users/${encodeURIComponent(userId)}/devices/${encodeURIComponent(device.id)}`,
+                      { body: { reason } },
+                    );
+                    setReason('');
+                  }}
+                  onClosed={refresh}
+                >
+                  <Textarea
+                    label={t('console.users.reason')}
+                    description={t('console.users.reasonHint')}
+                    value={reason}
+                    onChange={(e) => setReason(e.currentTarget.value)}
+                    required
+                    maxLength={200}
+                    autosize
+                    minRows={2}
+                  />
+                </ConfirmAction>
+              ),
+            },
+          ]}
+        />
+      )}
+    </Card>
+  );
+}
