@@ -13,8 +13,11 @@ import { ServiceClient } from './service-client';
 import { Sessions } from './sessions';
 import type { AgentSettings } from './settings';
 
-/** How often the core's uptime is checked for a restart (its users must be added again). */
-const CORE_WATCH_MS = 2_000;
+/**
+ * How often the core's uptime is checked for a restart (its users must be added again): every
+ * second, so that devices work again within the contract's 5 s of the core's return.
+ */
+const CORE_WATCH_MS = 1_000;
 /** How often the core's access log is read (a device's new address closes its old connections). */
 const ACCESS_LOG_READ_MS = 1_000;
 /** Longest wait between tries of a failed report. */

@@ -71,11 +71,15 @@ export class CredentialsNudger implements OnApplicationBootstrap, BeforeApplicat
 
   onApplicationBootstrap(): void {
     // Only where the app runs its schedule; tests call `tick()` themselves.
-    if (this.scheduler) this.start();
+    if (this.scheduler) void this.start();
   }
 
-  start(): void {
-    if (this.timer) return;
+  /**
+   * Ticks every TICK_MS from now; the first round, at once, learns where things stand (the
+   * returned promise settles when it has), so that a change made after it is nudged.
+   */
+  start(): Promise<void> {
+    if (this.timer) return Promise.resolve();
     this.timer = setInterval(() => {
       if (this.running) return;
       this.running = this.tick()
@@ -85,6 +89,13 @@ export class CredentialsNudger implements OnApplicationBootstrap, BeforeApplicat
         .finally(() => (this.running = null));
     }, TICK_MS);
     this.timer.unref();
+    const first = this.tick()
+      .then(() => undefined)
+      .catch((error: unknown) =>
+        this.logger.warn(`credentials nudge round failed: ${(error as Error).message}`),
+      );
+    this.running = first.finally(() => (this.running = null));
+    return first;
   }
 
   async beforeApplicationShutdown(): Promise<void> {
