@@ -298,6 +298,8 @@ describe('the staff console: overview, plans, audit log, settings', () => {
       duration_days: 7,
       traffic_limit_bytes: 20 * GB,
       prices: { USD: '199', EUR: '179' },
+      // The form's device limit left empty: the service's default (DEVICE_LIMIT_DEFAULT).
+      device_limit: 3,
       active: true,
     });
 
