@@ -410,7 +410,15 @@ describe('the subscription link: what client apps import', () => {
     }
   });
 
-  it('an unknown token is 404', async () => {
+  it('an unknown token is 404: to an app, and to a browser with the page that says so', async () => {
+    const page = await t
+      .http()
+      .get('/sub/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA')
+      .set('Accept', 'text/html,*/*;q=0.8')
+      .expect(404);
+    expect(page.headers['content-type']).toMatch(/^text\/html/);
+    expect(page.headers['x-robots-tag']).toContain('noindex');
+
     expect((await fetchAs('/sub/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA', 'v2rayNG/1.8.5')).status).toBe(
       404,
     );

@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { type DeviceList, DevicesService } from '../devices/devices.service';
 import { AuthService } from '../auth/auth.service';
 import { AppError } from '../common/errors';
 import { type Settings } from '../config/settings';
@@ -65,6 +66,7 @@ export class BotAccountsService {
     private readonly auth: AuthService,
     private readonly partners: PartnersService,
     private readonly chats: BotRepository,
+    private readonly devices: DevicesService,
     @Inject(SETTINGS) private readonly settings: Settings,
   ) {}
 
@@ -96,6 +98,13 @@ export class BotAccountsService {
       return (await this.auth.confirmLoginCode(code, user.id)) ? 'confirmed' : 'gone';
     }
     return (await this.auth.cancelLoginCode(code, user.id)) ? 'cancelled' : 'gone';
+  }
+
+  /** What the bot's Connect shows: the subscription link, the devices, the account page to manage them. */
+  async connect(from: BotUser): Promise<DeviceList & { accountUrl: string }> {
+    const user = await this.users.telegramAccount(from.tgId, from.username);
+    const list = await this.devices.list(user.id);
+    return { ...list, accountUrl: await this.areaLink('account', user.id) };
   }
 
   /** The partner (syndicate) area, with a fresh token. */

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { AuthModule } from '../auth/auth.module';
 import { BillingModule } from '../billing/billing.module';
+import { DevicesModule } from '../devices/devices.module';
 import { PartnersModule } from '../partners/partners.module';
 import { UsersModule } from '../users/users.module';
 import { BotAccountsService } from './bot-accounts.service';
@@ -9,6 +10,7 @@ import { BotShopService } from './bot-shop.service';
 import { BotController } from './bot.controller';
 import { BotRepository } from './bot.repository';
 import { BuyComposer } from './composers/buy.composer';
+import { ConnectComposer } from './composers/connect.composer';
 import { LoginComposer } from './composers/login.composer';
 import { PartnerComposer } from './composers/partner.composer';
 import { StartComposer } from './composers/start.composer';
@@ -17,7 +19,7 @@ import { TelegramBot } from './telegram-bot';
 
 /** The Telegram bot: a thin front end over accounts, sign-in, partners and billing. */
 @Module({
-  imports: [UsersModule, AuthModule, BillingModule, PartnersModule],
+  imports: [UsersModule, AuthModule, BillingModule, PartnersModule, DevicesModule],
   controllers: [BotController],
   providers: [
     BotRepository,
@@ -28,6 +30,7 @@ import { TelegramBot } from './telegram-bot';
     LoginComposer,
     BuyComposer,
     PartnerComposer,
+    ConnectComposer,
     TelegramBot,
     RemindersService,
   ],

@@ -4,6 +4,7 @@
  */
 export const CALLBACK = {
   plans: 'v1:plans',
+  connect: 'v1:connect',
   /** The plan list again, in place of the method screen. */
   plansBack: 'v1:plans:back',
   plan: (plan: string) => `v1:plan:${plan}`,
@@ -19,6 +20,7 @@ const CURRENCY = '[A-Z]{3}';
 /** What each handler listens to; the capture groups are its arguments. */
 export const CALLBACK_PATTERN = {
   plans: /^v1:plans(:back)?$/,
+  connect: /^v1:connect$/,
   plan: new RegExp(`^v1:plan:(${PLAN})$`),
   buy: new RegExp(`^v1:buy:(${PLAN}):(ton-${CURRENCY}|card-${CURRENCY}|stars)$`),
   paid: /^v1:paid:([0-9a-f-]{36})$/,

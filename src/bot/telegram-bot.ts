@@ -17,6 +17,7 @@ import { Metrics } from '../metrics/metrics.service';
 import { BotAccountsService } from './bot-accounts.service';
 import { ALLOWED_UPDATES, INIT_WITHIN_MS, WEBHOOK_ANSWER_WITHIN_MS } from './bot.constants';
 import { BuyComposer } from './composers/buy.composer';
+import { ConnectComposer } from './composers/connect.composer';
 import { LoginComposer } from './composers/login.composer';
 import { PartnerComposer } from './composers/partner.composer';
 import { StartComposer } from './composers/start.composer';
@@ -53,6 +54,7 @@ export class TelegramBot implements OnApplicationBootstrap, OnModuleDestroy {
     private readonly login: LoginComposer,
     private readonly buy: BuyComposer,
     private readonly partner: PartnerComposer,
+    private readonly connect: ConnectComposer,
     private readonly metrics: Metrics,
   ) {}
 
@@ -140,7 +142,13 @@ export class TelegramBot implements OnApplicationBootstrap, OnModuleDestroy {
       }
       await next();
     });
-    bot.use(this.start.composer, this.login.composer, this.buy.composer, this.partner.composer);
+    bot.use(
+      this.start.composer,
+      this.login.composer,
+      this.buy.composer,
+      this.partner.composer,
+      this.connect.composer,
+    );
     bot.on('callback_query:data', (ctx) =>
       ctx.answerCallbackQuery({ text: ctx.t('button-stale') }),
     );

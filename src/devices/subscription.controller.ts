@@ -46,8 +46,16 @@ export class SubscriptionController {
       return this.subscription.info(token);
     }
     if (asked === null && request.accepts(['text/plain', 'text/html']) === 'text/html') {
-      await this.subscription.resolve(token);
-      this.subscription.pageShown();
+      // An unknown or replaced link still gets the page, at 404, which says so in words.
+      const known = await this.subscription.resolve(token).then(
+        () => true,
+        (error: unknown) => {
+          if (error instanceof AppError && error.code === 'NOT_FOUND') return false;
+          throw error;
+        },
+      );
+      if (known) this.subscription.pageShown();
+      response.status(known ? 200 : 404);
       response.setHeader('content-type', 'text/html; charset=utf-8');
       response.setHeader('cache-control', 'no-store');
       response.setHeader('content-security-policy', WEB_APP_CSP);

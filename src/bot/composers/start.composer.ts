@@ -27,6 +27,8 @@ export class StartComposer {
 
 function menu(ctx: BotContext, links: AreaLinks): InlineKeyboard {
   return new InlineKeyboard()
+    .text(ctx.t('button-connect'), CALLBACK.connect)
+    .row()
     .url(ctx.t('button-account'), links.account)
     .row()
     .url(ctx.t('button-plans'), links.plans)

@@ -64,3 +64,12 @@ button-stale = This button is out of date. Send /start for a fresh menu.
 error-generic = Something went wrong. Please try again.
 error-upstream = Payments are not available right now. Please try again later.
 error-too-many-invoices = You have too many unpaid invoices. Pay one, or wait until one expires.
+
+button-connect = Connect
+connect-title = Your subscription link. Add it to a VPN app (Happ, v2rayNG, Hiddify, Streisand, Clash, sing-box): copy it, or open the page below, which has a button for each app.
+connect-devices = Devices: { $count } of { $limit }
+connect-no-devices = No device has used the link yet.
+connect-device = • { $name }, last seen { $seen }
+connect-device-new = • { $name }, not seen yet
+button-connect-page = Open the connection page
+button-devices = Manage devices

@@ -64,3 +64,12 @@ button-stale = Эта кнопка устарела. Отправьте /start, 
 error-generic = Что-то пошло не так. Попробуйте ещё раз.
 error-upstream = Оплата сейчас недоступна. Попробуйте позже.
 error-too-many-invoices = У вас слишком много неоплаченных счетов. Оплатите один или дождитесь, пока он истечёт.
+
+button-connect = Подключиться
+connect-title = Ваша ссылка подписки. Добавьте её в VPN-приложение (Happ, v2rayNG, Hiddify, Streisand, Clash, sing-box): скопируйте её или откройте страницу ниже, там есть кнопка для каждого приложения.
+connect-devices = Устройства: { $count } из { $limit }
+connect-no-devices = Ссылкой ещё не пользовалось ни одно устройство.
+connect-device = • { $name }, последний раз { $seen }
+connect-device-new = • { $name }, ещё не подключалось
+button-connect-page = Открыть страницу подключения
+button-devices = Управлять устройствами
