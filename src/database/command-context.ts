@@ -1,6 +1,7 @@
 import { type INestApplicationContext, Module, type Provider } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { type Settings } from '../config/settings';
+import { SETTINGS } from '../config/settings.module';
 import { DatabaseModule } from './database.module';
 
 @Module({})
@@ -29,7 +30,8 @@ export function startCommandContext(
           connectionName: 'command',
         }),
       ],
-      providers,
+      // The settings too, as the app provides them: repositories read their defaults there.
+      providers: [{ provide: SETTINGS, useValue: settings }, ...providers],
     },
     { logger: false },
   );
