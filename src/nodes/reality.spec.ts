@@ -115,7 +115,7 @@ describe('REALITY parameters and the core config written to a node', () => {
     }
     for (const range of ['::1/128', 'fc00::/7', 'fe80::/10']) {
       const covered = BLOCKED_NETWORKS.some(
-        (cidr) => cidr === range || (range === '::1/128' && cidr === '::/127'),
+        (cidr) => cidr === range || (range === '::1/128' && cidr === '::/96'),
       );
       expect({ range, covered }).toEqual({ range, covered: true });
     }

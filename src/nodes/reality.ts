@@ -61,7 +61,11 @@ export const BLOCK_TAG = 'block';
 /**
  * Destinations a subscriber must never reach through the tunnel: the ranges of `geoip:private`
  * (this host, private networks, carrier-grade NAT, loopback, link-local, benchmarking, multicast
- * and reserved), written out so that the rule needs no geoip.dat and reads the same on both cores.
+ * and reserved), written out so that the rule needs no geoip.dat and reads the same on both cores,
+ * and the IPv6 prefixes that carry an IPv4 address, since a node with NAT64, a 6to4 relay or Teredo
+ * would deliver them to any IPv4 address, a cloud's metadata service included (a cost: public IPv4
+ * through those prefixes is refused too). IPv4-mapped addresses (`::ffff:0:0/96`) need no range of
+ * their own: both cores turn them into IPv4 before matching, and refuse a mapped CIDR in a rule.
  */
 export const BLOCKED_NETWORKS: readonly string[] = [
   '0.0.0.0/8',
@@ -78,7 +82,11 @@ export const BLOCKED_NETWORKS: readonly string[] = [
   '203.0.113.0/24',
   '224.0.0.0/4',
   '240.0.0.0/4',
-  '::/127',
+  '::/96', // unspecified, loopback and the deprecated IPv4-compatible form
+  '64:ff9b::/96', // NAT64 (RFC 6052)
+  '64:ff9b:1::/48', // local-use NAT64 (RFC 8215)
+  '2001::/32', // Teredo
+  '2002::/16', // 6to4
   'fc00::/7',
   'fe80::/10',
   'ff00::/8',
