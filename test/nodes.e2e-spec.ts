@@ -1,4 +1,8 @@
 import { X509Certificate } from 'node:crypto';
+import { type AddressInfo, createServer, type Server } from 'node:net';
+import { HostResolver } from '../src/common/host-resolver';
+import { HealthService } from '../src/nodes/health.service';
+import { ProvisioningService } from '../src/nodes/provisioning.service';
 import { NodesRepository } from '../src/nodes/nodes.repository';
 import { SessionTokens } from '../src/nodes/session-token';
 import { startTestApp, type TestApp } from './harness/app';
@@ -347,7 +351,7 @@ describe('nodes: hosts that point inward', () => {
   let owner: TestUser;
 
   beforeAll(async () => {
-    t = await startTestApp({ NODE_PRIVATE_HOSTS_ALLOWED: 'false' });
+    t = await startTestApp({ NODE_PRIVATE_HOSTS_ALLOWED: 'false', NODE_HEALTH_INTERVAL_S: '2' });
     owner = await newUser(t, 'owner');
   });
   afterAll(() => t.close());
@@ -355,7 +359,7 @@ describe('nodes: hosts that point inward', () => {
   const countNodes = async () =>
     ((await t.dataSource.query(`SELECT count(*)::int AS n FROM nodes`)) as { n: number }[])[0].n;
 
-  it('refuses loopback, link-local, private and unspecified hosts, also by name, and makes nothing', async () => {
+  it('refuses loopback, link-local, private, multicast, broadcast and unspecified hosts, also by name or through NAT64 and 6to4, and makes nothing', async () => {
     const before = await countNodes();
     for (const host of [
       '127.0.0.1',
@@ -368,6 +372,15 @@ describe('nodes: hosts that point inward', () => {
       'fe80::1',
       '::ffff:127.0.0.1',
       'localhost',
+      'foo.localhost',
+      'metadata.google.internal',
+      'metadata',
+      '64:ff9b::127.0.0.1', // loopback through NAT64
+      '64:ff9b::a9fe:a9fe', // cloud metadata through NAT64
+      '2002:7f00:1::1', // loopback through 6to4
+      '224.0.0.1',
+      'ff02::1',
+      '255.255.255.255',
     ]) {
       const response = await t
         .http()
@@ -398,5 +411,61 @@ describe('nodes: hosts that point inward', () => {
     ]);
     const [row] = await t.dataSource.query(`SELECT host FROM nodes WHERE id = $1`, [node.id]);
     expect(row.host).toBe('203.0.113.10');
+  });
+
+  it('a name that points inward after it was saved is neither probed nor reached over SSH', async () => {
+    // A hosts table instead of DNS: the name is public when saved, then rebinds to loopback.
+    const table = new Map<string, string[]>([['rebind.example.test', ['203.0.113.20']]]);
+    const resolver = t.app.get(HostResolver);
+    const system = resolver.lookupAll;
+    resolver.lookupAll = (host) => Promise.resolve(table.get(host) ?? []);
+    const accepted: string[] = [];
+    const listen = async (what: string): Promise<{ port: number; server: Server }> => {
+      const server = createServer((socket) => {
+        accepted.push(what);
+        socket.destroy();
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      return { port: (server.address() as AddressInfo).port, server };
+    };
+    const [tunnel, ssh] = [await listen('tunnel'), await listen('ssh')];
+    try {
+      const node = await createNode(t, owner, {
+        host: 'rebind.example.test',
+        tunnel_port: tunnel.port,
+        ssh_port: ssh.port,
+      });
+      table.set('rebind.example.test', ['203.0.113.20', '127.0.0.1']);
+      // A name changed behind the service's back, as a DNS answer may be.
+      const other = await createNode(t, owner, { host: '203.0.113.21', tunnel_port: tunnel.port });
+      await t.dataSource.query(`UPDATE nodes SET host = 'localhost' WHERE id = $1`, [other.id]);
+      await t.dataSource.query(
+        `UPDATE nodes SET provision_state = 'ready' WHERE id = ANY($1::uuid[])`,
+        [[node.id, other.id]],
+      );
+
+      await t.app.get(HealthService).checkAll();
+      await t.http().post(`/api/v1/admin/nodes/${node.id}/restart`).set(owner.bearer).expect(202);
+      await t.app.get(ProvisioningService).idle();
+
+      expect(accepted).toEqual([]);
+      const rows = (await t.dataSource.query(
+        `SELECT id, status, last_error FROM nodes WHERE id = ANY($1::uuid[])`,
+        [[node.id, other.id]],
+      )) as { id: string; status: string; last_error: string | null }[];
+      const byId = new Map(rows.map((row) => [row.id, row]));
+      expect(byId.get(node.id)?.status).toBe('offline');
+      expect(byId.get(other.id)?.status).toBe('offline');
+      expect(byId.get(node.id)?.last_error).toMatch(
+        /^restart: not connected: the host rebind\.example\.test resolves to 127\.0\.0\.1/,
+      );
+    } finally {
+      resolver.lookupAll = system;
+      await Promise.all(
+        [tunnel, ssh].map(
+          ({ server }) => new Promise<void>((resolve) => server.close(() => resolve())),
+        ),
+      );
+    }
   });
 });

@@ -1,4 +1,4 @@
-import { isInwardAddress } from './inward-address';
+import { isInwardAddress, isInwardName } from './inward-address';
 
 describe('isInwardAddress', () => {
   it('knows loopback, link-local, private, shared and unspecified addresses in both families', () => {
@@ -18,6 +18,16 @@ describe('isInwardAddress', () => {
       'fd12:3456::1',
       '::ffff:127.0.0.1',
       '::ffff:169.254.169.254',
+      '224.0.0.1',
+      '239.255.255.250',
+      '255.255.255.255',
+      'ff02::1',
+      '::a9fe:a9fe',
+      '64:ff9b::127.0.0.1',
+      '64:ff9b::a9fe:a9fe',
+      '64:ff9b:1::808:808',
+      '2002:7f00:1::1',
+      '2002:a9fe:a9fe::1',
     ]) {
       expect([inward, isInwardAddress(inward)]).toEqual([inward, true]);
     }
@@ -30,9 +40,23 @@ describe('isInwardAddress', () => {
       '203.0.113.9',
       '2001:db8::1',
       '::ffff:8.8.8.8',
+      '64:ff9b::808:808',
+      '2002:808:808::1',
       'example.com',
     ]) {
       expect([outward, isInwardAddress(outward)]).toEqual([outward, false]);
+    }
+  });
+
+  it('knows names that are inward whatever DNS answers', () => {
+    for (const name of ['localhost', 'LOCALHOST.', 'foo.localhost', 'metadata.google.internal']) {
+      expect([name, isInwardName(name)]).toEqual([name, true]);
+    }
+    for (const name of ['metadata', 'node-1']) {
+      expect([name, isInwardName(name)]).toEqual([name, true]);
+    }
+    for (const name of ['node-1.example.com', 'localhost.example.com', '127.0.0.1']) {
+      expect([name, isInwardName(name)]).toEqual([name, false]);
     }
   });
 });

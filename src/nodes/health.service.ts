@@ -4,6 +4,7 @@ import { Transactional } from '@nestjs-cls/transactional';
 import { type Settings } from '../config/settings';
 import { SETTINGS } from '../config/settings.module';
 import type { NodeStatus } from './entities/node.entity';
+import { InwardHostError, NodeHosts } from './node-hosts';
 import { type HealthTarget, NodesRepository } from './nodes.repository';
 
 export interface HealthRun {
@@ -70,6 +71,7 @@ export class HealthService {
 
   constructor(
     private readonly nodes: NodesRepository,
+    private readonly hosts: NodeHosts,
     @Inject(SETTINGS) private readonly settings: Settings,
   ) {}
 
@@ -123,10 +125,7 @@ export class HealthService {
         const index = next++;
         const due = started + index * spacingMs - Date.now();
         if (due >= 1) await new Promise((resolve) => setTimeout(resolve, due));
-        const target = targets[index];
-        statuses[index] = (await probeTcp(target.host, target.port, timeoutMs))
-          ? 'online'
-          : 'offline';
+        statuses[index] = (await this.probe(targets[index], timeoutMs)) ? 'online' : 'offline';
       }
     };
     const workers = healthConcurrency(
@@ -137,5 +136,23 @@ export class HealthService {
     );
     await Promise.all(Array.from({ length: workers }, worker));
     return statuses;
+  }
+
+  /**
+   * One probe, to the address its name resolves to now and only when that is outward: the name
+   * was checked when saved, but may point inward since. Resolution and connection share the time.
+   */
+  private async probe(target: HealthTarget, timeoutMs: number): Promise<boolean> {
+    const started = Date.now();
+    let address: string | null;
+    try {
+      address = await this.hosts.connectAddress(target.host, timeoutMs);
+    } catch (error) {
+      if (!(error instanceof InwardHostError)) throw error;
+      this.logger.warn({ node_id: target.id }, `health check skipped: ${error.message}`);
+      return false;
+    }
+    const left = timeoutMs - (Date.now() - started);
+    return address !== null && left > 0 && probeTcp(address, target.port, left);
   }
 }

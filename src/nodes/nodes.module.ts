@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { AuditModule } from '../audit/audit.module';
+import { HostResolver } from '../common/host-resolver';
 import { SecretBox } from '../common/secret-box';
 import { type Settings } from '../config/settings';
 import { SETTINGS } from '../config/settings.module';
@@ -24,6 +25,7 @@ import { SessionTokens } from './session-token';
     NodesRepository,
     NodesService,
     NodeHosts,
+    HostResolver,
     RoutingService,
     ProvisioningService,
     HealthService,

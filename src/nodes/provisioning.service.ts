@@ -8,6 +8,7 @@ import { type Settings } from '../config/settings';
 import { SETTINGS } from '../config/settings.module';
 import { LAST_ERROR_MAX, NODE_AUDIT_ACTIONS, NODE_PATHS, XRAY_UNIT } from './nodes.constants';
 import { type NodeRecord, type NodeSecrets, NodesRepository } from './nodes.repository';
+import { NodeHosts } from './node-hosts';
 import { NodesService } from './nodes.service';
 import {
   asRoot,
@@ -54,6 +55,7 @@ export class ProvisioningService implements OnModuleDestroy {
     private readonly nodes: NodesRepository,
     private readonly registry: NodesService,
     private readonly shell: NodeShell,
+    private readonly hosts: NodeHosts,
     @Inject(SecretBox) private readonly box: SecretBox,
     @Inject(SETTINGS) private readonly settings: Settings,
   ) {}
@@ -232,9 +234,12 @@ export class ProvisioningService implements OnModuleDestroy {
     const node = await this.nodes.get(id);
     const secrets = await this.nodes.secrets(id);
     if (!node || !secrets) throw new Error('the node was deleted');
+    // Checked again now, and connected to the address checked: the name may point inward since.
+    const address = await this.hosts.connectAddress(node.host);
+    if (address === null) throw new Error(`the host ${node.host} does not resolve`);
     const privateKey = this.open(secrets.sshPrivateKeyEnc, opened);
     const session = await this.shell.connect({
-      host: node.host,
+      host: address,
       port: node.sshPort,
       username: node.sshUser,
       privateKey,
