@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
-import { sqlRows } from '../database/sql';
+import { preparedRows, sqlRows } from '../database/sql';
+import { defaultLimitSql, EFFECTIVE_LIMIT_SQL } from '../users/traffic-limit';
 import { shareBucket } from './share';
 
 export type DeviceSource = 'hwid' | 'app' | 'link';
@@ -36,6 +37,32 @@ export interface NewDevice {
   source: DeviceSource;
   client: string | null;
   key?: DeviceKey;
+}
+
+/**
+ * Everything a fetch of a link needs, read in one statement: the link's account with its traffic
+ * (the limit by `traffic-limit.ts`'s rule, as `GET /users/me` shows it), its device limit and count,
+ * the fetching device when it exists (with its place among the account's devices, oldest first),
+ * and the routing counter (so the node list needs no read of its own).
+ */
+export interface LinkFetchView {
+  userId: string;
+  linkDeviceId: string | null;
+  planName: string | null;
+  expiresAt: Date | null;
+  blocked: boolean;
+  usedBytes: string;
+  limitBytes: string;
+  deviceLimit: number;
+  deviceCount: number;
+  device: {
+    id: string;
+    vlessId: string;
+    rank: number;
+    client: string | null;
+    lastFetchAt: string | null;
+  } | null;
+  routingVersion: string;
 }
 
 /** A subscription link's row: the account's (`deviceId` null) or a device's own. */
@@ -210,6 +237,50 @@ export class DevicesRepository {
       `SELECT id, switches, switches_since AS "switchesSince" FROM devices WHERE id = ANY($1::uuid[])`,
       [ids],
     );
+  }
+
+  /**
+   * `LinkFetchView` of the link whose token has this SHA-256, for a device told apart by `key`
+   * (unused for a device's own link); null for an unknown token. `fallbacks` are the settings'
+   * device limit and default traffic limit.
+   */
+  async linkFetchView(
+    tokenSha256: Buffer,
+    key: DeviceKey,
+    fallbacks: { deviceLimit: number; trafficLimit: bigint },
+  ): Promise<LinkFetchView | null> {
+    const [row] = await preparedRows<LinkFetchView>(
+      this.txHost.tx,
+      `WITH link AS (
+         SELECT user_id, device_id FROM subscription_links WHERE token_sha256 = $1
+       ), own AS (
+         SELECT dv.id, dv.vless_id, dv.hwid_sha256, dv.app, dv.client, dv.last_fetch_at,
+                row_number() OVER (ORDER BY dv.created_at, dv.id) AS rank
+           FROM devices dv JOIN link ON dv.user_id = link.user_id
+       )
+       SELECT u.id AS "userId", link.device_id AS "linkDeviceId", u.plan_name AS "planName",
+              u.subscription_expires_at AS "expiresAt", u.blocked_at IS NOT NULL AS blocked,
+              u.traffic_used_bytes::text AS "usedBytes", ${EFFECTIVE_LIMIT_SQL}::text AS "limitBytes",
+              COALESCE(p.device_limit, $4::int) AS "deviceLimit",
+              (SELECT count(*)::int FROM own) AS "deviceCount",
+              (SELECT json_build_object('id', own.id, 'vlessId', own.vless_id, 'rank', own.rank,
+                        'client', own.client, 'lastFetchAt', own.last_fetch_at)
+                 FROM own
+                WHERE CASE WHEN link.device_id IS NOT NULL THEN own.id = link.device_id
+                           WHEN $2::bytea IS NOT NULL THEN own.hwid_sha256 = $2
+                           ELSE own.app = $3 END) AS device,
+              (SELECT version::text FROM routing_version) AS "routingVersion"
+         FROM link JOIN users u ON u.id = link.user_id
+         LEFT JOIN plans p ON p.name = u.plan_name CROSS JOIN ${defaultLimitSql('$5')}`,
+      [
+        tokenSha256,
+        'hwidSha256' in key ? key.hwidSha256 : null,
+        'app' in key ? key.app : null,
+        fallbacks.deviceLimit,
+        fallbacks.trafficLimit.toString(),
+      ],
+    );
+    return row ?? null;
   }
 
   /** The link whose token has this SHA-256: one read of the primary key. */

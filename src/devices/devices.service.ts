@@ -122,15 +122,6 @@ export class DevicesService {
     return { device: await this.make({ userId, name, source, client, key }), rank: count + 1 };
   }
 
-  /** The device of a device's own link, with its rank. */
-  async linkedDevice(
-    userId: string,
-    deviceId: string,
-  ): Promise<{ device: DeviceRecord; rank: number } | null> {
-    const device = await this.devices.device(userId, deviceId);
-    return device ? { device, rank: await this.rankOf(device) } : null;
-  }
-
   async rename(userId: string, deviceId: string, name: string): Promise<DeviceRecord> {
     const device = await this.devices.rename(userId, deviceId, name);
     if (!device) throw new AppError('NOT_FOUND', 'device not found');

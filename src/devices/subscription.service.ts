@@ -5,9 +5,9 @@ import { type Settings } from '../config/settings';
 import { SETTINGS } from '../config/settings.module';
 import { Metrics } from '../metrics/metrics.service';
 import { RoutingService } from '../nodes/routing.service';
-import { toUserViewResponse, type UserResponse } from '../users/dto/user.response';
+import { toUserViewResponse } from '../users/dto/user.response';
 import { UsersService } from '../users/users.service';
-import { type DeviceRecord, DevicesRepository } from './devices.repository';
+import { type DeviceKey, DevicesRepository, type LinkFetchView } from './devices.repository';
 import { DevicesService } from './devices.service';
 import { appName, type ClientFormat, formatForAgent } from './formats/client-formats';
 import {
@@ -52,6 +52,8 @@ export interface LinkInfo {
 }
 
 const HWID = /^[A-Za-z0-9=_-]{10,64}$/;
+/** A device's fetch is written at most this often (apps fetch on every start). */
+const FETCH_RECORDED_MS = 10 * 60_000;
 const CLIENT_MAX = 120;
 const NAME_MAX = 40;
 
@@ -85,25 +87,35 @@ export class SubscriptionService {
     format: ClientFormat | null,
     client: FetchingClient,
   ): Promise<SubscriptionAnswer> {
-    const link = await this.resolve(token);
+    const hash = tokenHash(token);
+    const hwid = client.hwid && HWID.test(client.hwid) ? client.hwid : null;
+    const app = appName(client.userAgent) ?? 'app';
+    const key: DeviceKey = hwid ? { hwidSha256: sha256(hwid) } : { app };
+    // One statement for the link, its account, its device and the routing counter.
+    const view = hash
+      ? await this.devices.linkFetchView(hash, key, {
+          deviceLimit: this.settings.deviceLimitDefault,
+          trafficLimit: this.settings.trafficLimitDefaultBytes,
+        })
+      : null;
+    if (!view) throw new AppError('NOT_FOUND', 'no such subscription link');
     const chosen = format ?? formatForAgent(client.userAgent);
-    const user = toUserViewResponse(await this.users.view(link.userId));
-    let outcome = this.accountOutcome(user);
-    let device: DeviceRecord | null = null;
+    let outcome = accountOutcome(view);
+    let vlessId: string | null = null;
     if (outcome === 'ok') {
-      const found = await this.deviceOf(link, client);
-      if (found === null) outcome = 'device_limit';
-      else device = found;
+      vlessId = await this.deviceOf(view, key, client, app);
+      if (vlessId === null) outcome = 'device_limit';
     }
     let entries: SubscriptionEntry[] = [];
-    if (device) {
-      const nodes = await this.routing.share(link.userId);
+    if (vlessId !== null) {
+      const id = vlessId;
+      const nodes = await this.routing.share(view.userId, view.routingVersion);
       if (nodes.length === 0) outcome = 'no_node';
       entries = nodes.map((node) => ({
         name: node.name,
         host: node.host,
         port: node.tunnelPort,
-        vlessId: device.vlessId,
+        vlessId: id,
         reality: {
           publicKey: node.publicKey,
           shortId: node.shortId,
@@ -112,11 +124,11 @@ export class SubscriptionService {
         },
       }));
     }
-    const message = outcome === 'ok' ? null : await this.messageFor(outcome, link.userId);
+    const message = outcome === 'ok' ? null : this.messageFor(outcome, view.deviceLimit);
     if (message !== null) entries = [explanatoryEntry(message)];
     const rendered = render(chosen, entries, this.title());
     this.metrics.subscriptionFetch(chosen, outcome);
-    return { ...rendered, headers: this.headers(user, message), outcome };
+    return { ...rendered, headers: this.headers(view, message), outcome };
   }
 
   /** The subscription page's figures; makes no device. */
@@ -124,14 +136,20 @@ export class SubscriptionService {
     const link = await this.resolve(token);
     const user = toUserViewResponse(await this.users.view(link.userId));
     const list = await this.deviceService.list(link.userId);
-    let outcome = this.accountOutcome(user);
+    let outcome = accountOutcome({
+      blocked: user.blocked_at !== null,
+      planName: user.subscription?.plan_name ?? null,
+      expiresAt: user.subscription ? new Date(user.subscription.expires_at) : null,
+      usedBytes: String(user.traffic.used_bytes),
+      limitBytes: String(user.traffic.limit_bytes),
+    });
     if (outcome === 'ok' && (await this.routing.share(link.userId)).length === 0) {
       outcome = 'no_node';
     }
     this.metrics.subscriptionFetch('info', outcome);
     return {
       outcome,
-      message: outcome === 'ok' ? null : await this.messageFor(outcome, link.userId),
+      message: outcome === 'ok' ? null : this.messageFor(outcome, list.deviceLimit),
       plan_name: user.subscription?.plan_name ?? null,
       expires_at: user.subscription?.expires_at ?? null,
       traffic_used_bytes: user.traffic.used_bytes,
@@ -150,41 +168,42 @@ export class SubscriptionService {
     this.metrics.subscriptionFetch('page', 'ok');
   }
 
-  private accountOutcome(user: UserResponse): LinkOutcome {
-    if (user.blocked_at !== null) return 'blocked';
-    const expires = user.subscription?.expires_at;
-    if (!expires || Date.parse(expires) <= Date.now()) return 'expired';
-    if (user.traffic.used_bytes >= user.traffic.limit_bytes) return 'traffic_exceeded';
-    return 'ok';
-  }
-
-  /** The device this fetch is, made when new and there is room; null at the device limit. */
+  /**
+   * The VLESS id of the device this fetch is: made when new and there is room; null at the device
+   * limit (also for a device past the limit after the plan's limit went down). A fetch is written
+   * down at most every FETCH_RECORDED_MS, or when the app describes itself otherwise.
+   */
   private async deviceOf(
-    link: { userId: string; deviceId: string | null },
+    view: LinkFetchView,
+    key: DeviceKey,
     client: FetchingClient,
-  ): Promise<DeviceRecord | null> {
+    app: string,
+  ): Promise<string | null> {
     const described = describeClient(client);
-    const limit = await this.devices.deviceLimitOf(link.userId, this.settings.deviceLimitDefault);
-    let found: { device: DeviceRecord; rank: number } | { limitReached: true } | null;
-    if (link.deviceId !== null) {
-      found = await this.deviceService.linkedDevice(link.userId, link.deviceId);
-      if (!found) throw new AppError('NOT_FOUND', 'no such subscription link');
-    } else {
-      const hwid = client.hwid && HWID.test(client.hwid) ? client.hwid : null;
-      const app = appName(client.userAgent) ?? 'app';
-      found = await this.deviceService.deviceForFetch(
-        link.userId,
-        hwid ? { hwidSha256: sha256(hwid) } : { app },
-        deviceName(client, app),
-        described,
-      );
+    if (view.device) {
+      if (view.device.rank > view.deviceLimit) return null;
+      const last = view.device.lastFetchAt ? Date.parse(view.device.lastFetchAt) : 0;
+      const other = described !== null && described !== view.device.client;
+      if (other || Date.now() - last > FETCH_RECORDED_MS) {
+        await this.devices.touchFetch(view.device.id, described);
+      }
+      return view.device.vlessId;
     }
-    if ('limitReached' in found || found.rank > limit) return null;
-    await this.devices.touchFetch(found.device.id, described);
-    return found.device;
+    // A device's own link always has its device: the link is deleted with it.
+    if (view.linkDeviceId !== null) throw new AppError('NOT_FOUND', 'no such subscription link');
+    if (view.deviceCount >= view.deviceLimit) return null;
+    const made = await this.deviceService.deviceForFetch(
+      view.userId,
+      key,
+      deviceName(client, app),
+      described,
+    );
+    if ('limitReached' in made || made.rank > view.deviceLimit) return null;
+    await this.devices.touchFetch(made.device.id, described);
+    return made.device.vlessId;
   }
 
-  private async messageFor(outcome: LinkOutcome, userId: string): Promise<string> {
+  private messageFor(outcome: LinkOutcome, deviceLimit: number): string {
     const app = this.settings.appUrl;
     switch (outcome) {
       case 'ok':
@@ -195,10 +214,8 @@ export class SubscriptionService {
         return `Subscription ended: renew at ${app}/plans`;
       case 'traffic_exceeded':
         return `Traffic used up: renew at ${app}/plans`;
-      case 'device_limit': {
-        const limit = await this.devices.deviceLimitOf(userId, this.settings.deviceLimitDefault);
-        return `Device limit ${limit} of ${limit}: remove one at ${app}/account`;
-      }
+      case 'device_limit':
+        return `Device limit ${deviceLimit} of ${deviceLimit}: remove one at ${app}/account`;
       case 'no_node':
         return 'No server is online now: update the subscription in a few minutes';
     }
@@ -209,15 +226,11 @@ export class SubscriptionService {
   }
 
   /** The headers apps read: traffic and expiry exactly as `GET /users/me` has them, and more. */
-  private headers(user: UserResponse, message: string | null): Record<string, string> {
+  private headers(view: AccountFigures, message: string | null): Record<string, string> {
     const title = this.title();
-    const info = [
-      'upload=0',
-      `download=${user.traffic.used_bytes}`,
-      `total=${user.traffic.limit_bytes}`,
-    ];
-    const expires = user.subscription?.expires_at;
-    if (expires) info.push(`expire=${Math.floor(Date.parse(expires) / 1000)}`);
+    const info = ['upload=0', `download=${view.usedBytes}`, `total=${view.limitBytes}`];
+    const ends = subscriptionEnd(view);
+    if (ends) info.push(`expire=${Math.floor(ends.getTime() / 1000)}`);
     const headers: Record<string, string> = {
       'subscription-userinfo': info.join('; '),
       'profile-update-interval': String(this.settings.subUpdateIntervalH),
@@ -230,6 +243,25 @@ export class SubscriptionService {
     if (message) headers.announce = `base64:${Buffer.from(message).toString('base64')}`;
     return headers;
   }
+}
+
+/** What a link's answer depends on of its account. */
+type AccountFigures = Pick<
+  LinkFetchView,
+  'blocked' | 'planName' | 'expiresAt' | 'usedBytes' | 'limitBytes'
+>;
+
+/** The subscription's end as `GET /users/me` shows it: only with a plan. */
+function subscriptionEnd(view: AccountFigures): Date | null {
+  return view.planName !== null && view.expiresAt !== null ? new Date(view.expiresAt) : null;
+}
+
+function accountOutcome(view: AccountFigures): LinkOutcome {
+  if (view.blocked) return 'blocked';
+  const ends = subscriptionEnd(view);
+  if (!ends || ends.getTime() <= Date.now()) return 'expired';
+  if (BigInt(view.usedBytes) >= BigInt(view.limitBytes)) return 'traffic_exceeded';
+  return 'ok';
 }
 
 /** What the app said of itself, in one line of at most 120 characters. */

@@ -152,9 +152,12 @@ export class RoutingService {
     return { nodes, sessionTokens: this.tokens.issueAll(caller.id, targets, expiresAt) };
   }
 
-  /** The nodes of the user's share now, as routing lists them (the subscription link's nodes). */
-  async share(userId: string): Promise<readonly RoutingNode[]> {
-    const read = await this.reads.submit(null);
+  /**
+   * The nodes of the user's share now, as routing lists them (the subscription link's nodes);
+   * `routingVersion` as for `nodeShare`.
+   */
+  async share(userId: string, routingVersion?: string): Promise<readonly RoutingNode[]> {
+    const read = await this.readAt(routingVersion);
     if (this.everyNode(read)) return read.nodes;
     return this.bucketShare(read, shareBucket(userId)).map((i) => read.nodes[i]);
   }
@@ -164,12 +167,7 @@ export class RoutingService {
    * `routingVersion`, when given, is the routing counter the caller read a moment ago.
    */
   async nodeShare(nodeId: string, routingVersion?: string): Promise<NodeShare> {
-    // A caller that read the routing counter along with its own statement spares a read.
-    const last = this.last;
-    const read =
-      routingVersion !== undefined && last?.version === routingVersion
-        ? last.read
-        : await this.reads.submit(null);
+    const read = await this.readAt(routingVersion);
     const share = this.sharesOf(read).get(nodeId);
     return share ?? { list: read, all: false, buckets: [], hash: shareHash([]) };
   }
@@ -213,6 +211,16 @@ export class RoutingService {
     }
     read.allShares = shares;
     return shares;
+  }
+
+  /**
+   * The node list at the routing counter the caller read along with its own statement (a read
+   * spared when it is the last one read), else read now.
+   */
+  private async readAt(routingVersion: string | undefined): Promise<RoutingRead> {
+    const last = this.last;
+    if (routingVersion !== undefined && last?.version === routingVersion) return last.read;
+    return this.reads.submit(null);
   }
 
   private everyNode(read: RoutingRead): boolean {
