@@ -148,6 +148,24 @@ describe('Prometheus metrics on their own listener', () => {
     expect(metricValue(after, 'vpn_metrics_read_failures_total')).toBe(0);
   });
 
+  it('a fetch of a subscription link moves the fetch series; a new device the device count', async () => {
+    const before = await scrape();
+    const user = await subscribedUser(t);
+    const devices = await t.http().get('/api/v1/users/me/devices').set(user.bearer).expect(200);
+    const path = new URL(devices.body.subscription_url as string).pathname;
+    await t.http().get(path).set('User-Agent', 'v2rayNG/1.8.5').expect(200);
+    await t.http().get(path).set('User-Agent', 'v2rayNG/1.8.5').expect(200);
+    const after = await scrape();
+    const delta = (name: string, labels: Record<string, string> = {}) =>
+      metricValue(after, name, labels) - metricValue(before, name, labels);
+    // No node online here: each fetch is answered with the entry that says so.
+    expect(delta('vpn_subscription_fetches_total', { format: 'base64', outcome: 'no_node' })).toBe(
+      2,
+    );
+    expect(delta('vpn_devices_created_total', { source: 'app' })).toBe(1);
+    expect(delta('vpn_devices', { source: 'app' })).toBe(1);
+  });
+
   it("a node's health, reports and token validations move the node and traffic series", async () => {
     const before = await scrape();
     const listener = await tcpListener();

@@ -49,6 +49,15 @@ export class BusinessMetricsRepository {
     };
   }
 
+  /** Devices by how apps tell them apart (hwid, app, link). */
+  async deviceCounts(): Promise<{ source: string; count: number }[]> {
+    const rows = await sqlRows<{ source: string; n: string }>(
+      this.dataSource,
+      `SELECT source, count(*) AS n FROM devices GROUP BY source`,
+    );
+    return rows.map((r) => ({ source: r.source, count: Number(r.n) }));
+  }
+
   async pendingInvoices(): Promise<number> {
     const [row] = await sqlRows<{ n: string }>(
       this.dataSource,

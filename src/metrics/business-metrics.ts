@@ -53,6 +53,19 @@ export class BusinessMetrics {
       },
     });
 
+    const devices = cached('devices', () => repository.deviceCounts());
+    new Gauge({
+      name: 'vpn_devices',
+      help: 'Devices of accounts by how their apps are told apart (hwid, app, link).',
+      labelNames: ['source'] as const,
+      registers,
+      async collect() {
+        const counts = await devices.get();
+        this.reset();
+        for (const { source, count } of counts ?? []) this.set({ source }, count);
+      },
+    });
+
     const pending = cached('invoices', () => repository.pendingInvoices());
     new Gauge({
       name: 'vpn_invoices_pending',
