@@ -18,6 +18,7 @@ import { NodeAgent0018 } from './0018-node-agent';
 import { RoutingVersion0019 } from './0019-routing-version';
 import { NodeSecretVersion0020 } from './0020-node-secret-version';
 import { Devices0021 } from './0021-devices';
+import { PlanPeriods0022 } from './0022-plan-periods';
 
 /** Every migration in order; the numbers in the file names are their order. */
 export const MIGRATIONS = [
@@ -41,4 +42,5 @@ export const MIGRATIONS = [
   RoutingVersion0019,
   NodeSecretVersion0020,
   Devices0021,
+  PlanPeriods0022,
 ];

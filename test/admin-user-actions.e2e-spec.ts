@@ -91,6 +91,9 @@ describe('staff actions on one account', () => {
         plan_name: 'monthly',
         expires_at: new Date(end.getTime() + 5 * DAY).toISOString(),
         active: true,
+        // Made running by the factory, with no start recorded.
+        starts_at: null,
+        waiting_first_use: false,
       });
       // The plan's limit applies, as for a bought subscription.
       expect(response.body.traffic.limit_bytes).toBe(5000);
@@ -596,6 +599,10 @@ describe('staff actions on one account', () => {
         traffic_limit_bytes: 1000,
         prices: { USD: '99' },
         device_limit: 3,
+        traffic_reset: 'none',
+        reset_day: 1,
+        starts: 'on_purchase',
+        on_hold_max_days: 30,
         active: false,
       },
       {
@@ -604,6 +611,10 @@ describe('staff actions on one account', () => {
         traffic_limit_bytes: 5000,
         prices: { USD: '499' },
         device_limit: 3,
+        traffic_reset: 'none',
+        reset_day: 1,
+        starts: 'on_purchase',
+        on_hold_max_days: 30,
         active: true,
       },
     ]);

@@ -164,6 +164,8 @@ describe('billing: confirmation, rewards, reconciliation', () => {
         plan_name: 'monthly',
         expires_at: expect.any(String),
         active: true,
+        starts_at: expect.any(String),
+        waiting_first_use: false,
       });
       expect(
         Math.abs(Date.parse(res.body.subscription.expires_at) - Date.now() - 30 * DAY),
@@ -446,14 +448,18 @@ describe('billing: confirmation, rewards, reconciliation', () => {
     it('applies while the subscription runs; an admin override wins over it', async () => {
       await putPlan('yearly', 1200 * GIB);
       const buyer = await newUser(t, 'seed', { trafficUsedBytes: '5' });
-      expect((await me(buyer)).traffic).toEqual({ limit_bytes: 100 * GIB, used_bytes: 5 });
+      expect((await me(buyer)).traffic).toEqual({
+        limit_bytes: 100 * GIB,
+        used_bytes: 5,
+        resets_at: null,
+      });
 
       const invoice = await order(buyer, 'USD', 'ton', 'yearly');
       payOnChain(invoice);
       await confirm(buyer, invoice.id).expect(200);
       const bought = await me(buyer);
       expect(bought.subscription).toMatchObject({ plan_name: 'yearly', active: true });
-      expect(bought.traffic).toEqual({ limit_bytes: 1200 * GIB, used_bytes: 0 });
+      expect(bought.traffic).toEqual({ limit_bytes: 1200 * GIB, used_bytes: 0, resets_at: null });
       // The staff view of the user agrees.
       const staffView = await t
         .http()

@@ -21,6 +21,14 @@ function expectedNano(priceMinor: number, rate: string, digits = 2): string {
   return ((top + bottom - 1n) / bottom).toString();
 }
 
+/** What a plan saved without the period fields has (issue 45). */
+const PLAN_PERIODS = {
+  traffic_reset: 'none',
+  reset_day: 1,
+  starts: 'on_purchase',
+  on_hold_max_days: 30,
+};
+
 describe('billing: plans, invoices, trial', () => {
   let t: TestApp;
   let tonapi: FakeTonapi;
@@ -76,6 +84,10 @@ describe('billing: plans, invoices, trial', () => {
         traffic_limit_bytes: 10737418240,
         prices: { USD: '199', EUR: '179' },
         device_limit: 3,
+        traffic_reset: 'none',
+        reset_day: 1,
+        starts: 'on_purchase',
+        on_hold_max_days: 30,
         active: true,
       });
 
@@ -105,6 +117,10 @@ describe('billing: plans, invoices, trial', () => {
         traffic_limit_bytes: 1,
         prices: { RUB: '19900' },
         device_limit: 3,
+        traffic_reset: 'none',
+        reset_day: 1,
+        starts: 'on_purchase',
+        on_hold_max_days: 30,
       });
       expect(list.body.map((p: { name: string }) => p.name)).not.toContain('hidden');
       expect(list.body.find((p: { name: string }) => p.name === 'monthly').prices.USD).toBe('499');
@@ -165,14 +181,14 @@ describe('billing: plans, invoices, trial', () => {
         expect.objectContaining({
           action: 'plan.changed',
           actor_id: owner.user.id,
-          before: { ...plan, prices: { USD: '499' }, device_limit: 3 },
-          after: { ...plan, prices: { USD: '599', EUR: '549' }, device_limit: 3 },
+          before: { ...plan, prices: { USD: '499' }, device_limit: 3, ...PLAN_PERIODS },
+          after: { ...plan, prices: { USD: '599', EUR: '549' }, device_limit: 3, ...PLAN_PERIODS },
         }),
         expect.objectContaining({
           action: 'plan.created',
           actor_id: moderator.user.id,
           before: null,
-          after: { ...plan, prices: { USD: '499' }, device_limit: 3 },
+          after: { ...plan, prices: { USD: '499' }, device_limit: 3, ...PLAN_PERIODS },
         }),
       ]);
     });
@@ -611,6 +627,8 @@ describe('billing: plans, invoices, trial', () => {
         plan_name: 'trial',
         expires_at: expect.any(String),
         active: true,
+        starts_at: expect.any(String),
+        waiting_first_use: false,
       });
       const expires = Date.parse(ok[0].body.expires_at);
       expect(expires - started).toBeGreaterThan(3 * 86_400_000 - 60_000);

@@ -280,7 +280,9 @@ describe('internal: traffic reports count every byte exactly once', () => {
         });
       }),
     );
-    expect(added).toEqual(Array(writers).fill({ overLimit: [], crossed: [], missing: [] }));
+    expect(added).toEqual(
+      Array(writers).fill({ overLimit: [], crossed: [], missing: [], firstUse: [] }),
+    );
     const totals = await used(ids);
     for (const id of ids) expect(totals.get(id)).toBe((writers * (writers + 1)) / 2);
   }, 120_000);

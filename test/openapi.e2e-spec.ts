@@ -317,8 +317,14 @@ describe('the OpenAPI document and the client types', () => {
     expect(field(user, 'role').enum).toEqual(['owner', 'moderator', 'partner', 'support', null]);
     const subscription = field(user, 'subscription');
     expect(subscription.nullable).toBe(true);
-    expect(fieldsOf(subscription)).toEqual(['active', 'expires_at', 'plan_name']);
-    expect(fieldsOf(field(user, 'traffic'))).toEqual(['limit_bytes', 'used_bytes']);
+    expect(fieldsOf(subscription)).toEqual([
+      'active',
+      'expires_at',
+      'plan_name',
+      'starts_at',
+      'waiting_first_use',
+    ]);
+    expect(fieldsOf(field(user, 'traffic'))).toEqual(['limit_bytes', 'resets_at', 'used_bytes']);
     expect(field(field(user, 'traffic'), 'limit_bytes').type).toBe('number');
   });
 
@@ -341,8 +347,19 @@ describe('the OpenAPI document and the client types', () => {
       'device_limit',
       'duration_days',
       'name',
+      'on_hold_max_days',
       'prices',
+      'reset_day',
+      'starts',
       'traffic_limit_bytes',
+      'traffic_reset',
+    ]);
+    expect(field(plan, 'traffic_reset').enum).toEqual([
+      'none',
+      'day',
+      'week',
+      'month',
+      'rolling_month',
     ]);
     expect(field(plan, 'prices').additionalProperties).toMatchObject({ type: 'string' });
 

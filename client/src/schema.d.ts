@@ -1145,7 +1145,15 @@ export interface components {
             plan_name: string;
             /** Format: date-time */
             expires_at: string;
+            /** @description the days run now (false while waiting for the first connection) */
             active: boolean;
+            /**
+             * Format: date-time
+             * @description when the subscription's days began; null while waiting for the first connection
+             */
+            starts_at: string | null;
+            /** @description an on_first_use subscription whose days begin with the first connection (or when the hold ends) */
+            waiting_first_use: boolean;
         };
         TrafficView: {
             /**
@@ -1158,6 +1166,11 @@ export interface components {
              * @example 0
              */
             used_bytes: number;
+            /**
+             * Format: date-time
+             * @description the next reset of used traffic to 0 (the plan's traffic_reset); null when none
+             */
+            resets_at: string | null;
         };
         UserResponse: {
             /** Format: uuid */
@@ -1462,6 +1475,26 @@ export interface components {
              * @example 3
              */
             device_limit: number;
+            /**
+             * @example month
+             * @enum {string}
+             */
+            traffic_reset: "none" | "day" | "week" | "month" | "rolling_month";
+            /**
+             * @description the day of the month of a month reset
+             * @example 1
+             */
+            reset_day: number;
+            /**
+             * @example on_purchase
+             * @enum {string}
+             */
+            starts: "on_purchase" | "on_first_use";
+            /**
+             * @description the longest an on_first_use subscription waits
+             * @example 30
+             */
+            on_hold_max_days: number;
         };
         AdminPlanResponse: {
             /** @example monthly */
@@ -1484,6 +1517,26 @@ export interface components {
              * @example 3
              */
             device_limit: number;
+            /**
+             * @example month
+             * @enum {string}
+             */
+            traffic_reset: "none" | "day" | "week" | "month" | "rolling_month";
+            /**
+             * @description the day of the month of a month reset
+             * @example 1
+             */
+            reset_day: number;
+            /**
+             * @example on_purchase
+             * @enum {string}
+             */
+            starts: "on_purchase" | "on_first_use";
+            /**
+             * @description the longest an on_first_use subscription waits
+             * @example 30
+             */
+            on_hold_max_days: number;
             active: boolean;
         };
         UpsertPlanRequest: {
@@ -1508,6 +1561,20 @@ export interface components {
             active: boolean;
             /** @description devices per subscriber; omitted: the plan's own, DEVICE_LIMIT_DEFAULT for a new plan */
             device_limit?: number;
+            /**
+             * @description when used traffic starts again from zero (00:00 UTC; Monday for week; reset_day for month; every 30 days from the subscription's start for rolling_month); omitted: the plan's own, none for a new plan
+             * @enum {string}
+             */
+            traffic_reset?: "none" | "day" | "week" | "month" | "rolling_month";
+            /** @description the day of the month of a month reset; omitted: the plan's own, 1 for a new plan */
+            reset_day?: number;
+            /**
+             * @description on_first_use: the days begin with the first counted traffic (or after on_hold_max_days); omitted: the plan's own, on_purchase for a new plan
+             * @enum {string}
+             */
+            starts?: "on_purchase" | "on_first_use";
+            /** @description the longest an on_first_use subscription waits; omitted: the plan's own, 30 for a new plan */
+            on_hold_max_days?: number;
         };
         TonPaymentView: {
             /** @description the service's wallet */

@@ -29,6 +29,7 @@ import { TonProvider } from './providers/ton.provider';
 import { ReconciliationService } from './reconciliation.service';
 import { CommissionsRepository } from './commissions.repository';
 import { TelegramPaymentsService } from './telegram-payments.service';
+import { TrafficResetService } from './traffic-reset.service';
 
 @Module({
   imports: [AuditModule, UsersModule, ThrottlingModule],
@@ -64,6 +65,7 @@ import { TelegramPaymentsService } from './telegram-payments.service';
     PlansService,
     ReconciliationService,
     TelegramPaymentsService,
+    TrafficResetService,
   ],
   // The bot buys through BillingService and PlansService and settles Telegram payments through
   // TelegramPaymentsService; reminders read the time from the Clock.

@@ -50,6 +50,10 @@ export class PlansController {
       prices: body.prices,
       active: body.active,
       deviceLimit: body.device_limit,
+      trafficReset: body.traffic_reset,
+      resetDay: body.reset_day,
+      starts: body.starts,
+      onHoldMaxDays: body.on_hold_max_days,
     });
     return toPlanResponse(plan);
   }

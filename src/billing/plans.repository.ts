@@ -4,6 +4,7 @@ import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-t
 import { type Settings } from '../config/settings';
 import { SETTINGS } from '../config/settings.module';
 import { sqlRows } from '../database/sql';
+import type { PlanStart, TrafficReset } from '../users/traffic-reset';
 
 export interface PlanRecord {
   name: string;
@@ -14,10 +15,20 @@ export interface PlanRecord {
   prices: Record<string, string>;
   /** Devices of a subscriber of the plan: its own, else DEVICE_LIMIT_DEFAULT. */
   deviceLimit: number;
+  /** When used traffic starts again from zero (`src/users/traffic-reset.ts`). */
+  trafficReset: TrafficReset;
+  /** The day of the month of a `month` reset, 1-28. */
+  resetDay: number;
+  starts: PlanStart;
+  /** The longest an `on_first_use` subscription waits for its first connection. */
+  onHoldMaxDays: number;
 }
 
-/** A plan to save: `deviceLimit` undefined keeps the plan's own (none for a new plan). */
-export type PlanToSave = Omit<PlanRecord, 'deviceLimit'> & { deviceLimit?: number };
+/** The fields of a plan that, left undefined when saving, keep the plan's own (defaults when new). */
+type KeptFields = 'deviceLimit' | 'trafficReset' | 'resetDay' | 'starts' | 'onHoldMaxDays';
+
+/** A plan to save: each of `KeptFields` undefined keeps the plan's own (the default for a new plan). */
+export type PlanToSave = Omit<PlanRecord, KeptFields> & Partial<Pick<PlanRecord, KeptFields>>;
 
 /** A plan as bought in one currency; `priceMinor` is null when it has no price there. */
 export interface PlanForPurchase {
@@ -32,7 +43,9 @@ const planColumns = (deviceLimitDefault: number): string =>
   `p.name, p.duration_days AS "durationDays", p.traffic_limit_bytes AS "trafficLimitBytes",
   p.active, COALESCE((SELECT jsonb_object_agg(pp.currency, pp.amount_minor::text)
     FROM plan_prices pp WHERE pp.plan_name = p.name), '{}'::jsonb) AS prices,
-  COALESCE(p.device_limit, ${Math.trunc(deviceLimitDefault)}) AS "deviceLimit"`;
+  COALESCE(p.device_limit, ${Math.trunc(deviceLimitDefault)}) AS "deviceLimit",
+  p.traffic_reset AS "trafficReset", p.reset_day AS "resetDay", p.starts,
+  p.on_hold_max_days AS "onHoldMaxDays"`;
 
 /** The owner of `plans` and `plan_prices`. */
 @Injectable()
@@ -75,12 +88,27 @@ export class PlansRepository {
   /** Creates or replaces the plan and all of its prices, inside the caller's transaction. */
   async upsertPlan(plan: PlanToSave): Promise<PlanRecord> {
     await this.txHost.tx.query(
-      `INSERT INTO plans (name, duration_days, traffic_limit_bytes, active, device_limit)
-       VALUES ($1, $2, $3, $4, $5)
+      `INSERT INTO plans (name, duration_days, traffic_limit_bytes, active, device_limit,
+                          traffic_reset, reset_day, starts, on_hold_max_days)
+       VALUES ($1, $2, $3, $4, $5, COALESCE($6::text, 'none'), COALESCE($7::int, 1),
+               COALESCE($8::text, 'on_purchase'), COALESCE($9::int, 30))
        ON CONFLICT (name) DO UPDATE SET duration_days = EXCLUDED.duration_days,
          traffic_limit_bytes = EXCLUDED.traffic_limit_bytes, active = EXCLUDED.active,
-         device_limit = COALESCE(EXCLUDED.device_limit, plans.device_limit), updated_at = now()`,
-      [plan.name, plan.durationDays, plan.trafficLimitBytes, plan.active, plan.deviceLimit ?? null],
+         device_limit = COALESCE(EXCLUDED.device_limit, plans.device_limit),
+         traffic_reset = COALESCE($6, plans.traffic_reset),
+         reset_day = COALESCE($7, plans.reset_day), starts = COALESCE($8, plans.starts),
+         on_hold_max_days = COALESCE($9, plans.on_hold_max_days), updated_at = now()`,
+      [
+        plan.name,
+        plan.durationDays,
+        plan.trafficLimitBytes,
+        plan.active,
+        plan.deviceLimit ?? null,
+        plan.trafficReset ?? null,
+        plan.resetDay ?? null,
+        plan.starts ?? null,
+        plan.onHoldMaxDays ?? null,
+      ],
     );
     await this.txHost.tx.query(`DELETE FROM plan_prices WHERE plan_name = $1`, [plan.name]);
     await this.insertPrices(plan);

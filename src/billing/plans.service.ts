@@ -4,6 +4,8 @@ import { AdvisoryLocks } from '../database/advisory-lock';
 import { AuditService } from '../audit/audit.service';
 import { PLAN_AUDIT_ACTIONS } from './billing.constants';
 import { type AdminPlanResponse, toPlanResponse } from './dto/plan.dto';
+import type { PlanStart, TrafficReset } from '../users/traffic-reset';
+import { UserTrafficRepository } from '../users/user-traffic.repository';
 import { type PlanRecord, PlansRepository, type PlanToSave } from './plans.repository';
 
 export interface PlanChange {
@@ -13,6 +15,11 @@ export interface PlanChange {
   active: boolean;
   /** Undefined keeps the plan's own (DEVICE_LIMIT_DEFAULT for a new plan). */
   deviceLimit?: number;
+  /** Each undefined keeps the plan's own (the default for a new plan). */
+  trafficReset?: TrafficReset;
+  resetDay?: number;
+  starts?: PlanStart;
+  onHoldMaxDays?: number;
 }
 
 /** The plans on sale, and staff changes to them, each audited. */
@@ -22,6 +29,7 @@ export class PlansService {
     private readonly plans: PlansRepository,
     private readonly audit: AuditService,
     private readonly locks: AdvisoryLocks,
+    private readonly traffic: UserTrafficRepository,
   ) {}
 
   activePlans(): Promise<PlanRecord[]> {
@@ -45,6 +53,10 @@ export class PlansService {
       active: change.active,
       prices: change.prices,
       deviceLimit: change.deviceLimit,
+      trafficReset: change.trafficReset,
+      resetDay: change.resetDay,
+      starts: change.starts,
+      onHoldMaxDays: change.onHoldMaxDays,
     };
     // Changes of one plan run one after another, also while its row does not exist yet, so the
     // "before" a change reads is the one it replaces.
@@ -52,6 +64,13 @@ export class PlansService {
     const before = await this.plans.findPlan(name);
     if (before && samePlan(before, next)) return before;
     const saved = await this.plans.upsertPlan(next);
+    if (
+      before &&
+      (before.trafficReset !== saved.trafficReset || before.resetDay !== saved.resetDay)
+    ) {
+      // The plan's subscribers' next reset follows the new rule, from now.
+      await this.traffic.rescheduleResets(name);
+    }
     await this.audit.record({
       actorId,
       action: before ? PLAN_AUDIT_ACTIONS.changed : PLAN_AUDIT_ACTIONS.created,
@@ -74,6 +93,10 @@ function samePlan(a: PlanRecord, b: PlanToSave): boolean {
   const currencies = Object.keys(a.prices);
   return (
     (b.deviceLimit === undefined || a.deviceLimit === b.deviceLimit) &&
+    (b.trafficReset === undefined || a.trafficReset === b.trafficReset) &&
+    (b.resetDay === undefined || a.resetDay === b.resetDay) &&
+    (b.starts === undefined || a.starts === b.starts) &&
+    (b.onHoldMaxDays === undefined || a.onHoldMaxDays === b.onHoldMaxDays) &&
     a.durationDays === b.durationDays &&
     a.trafficLimitBytes === b.trafficLimitBytes &&
     a.active === b.active &&

@@ -139,6 +139,8 @@ export interface Settings {
    * their expiry and old traffic-report ids.
    */
   readonly cleanupIntervalS: number;
+  /** Period of the traffic-reset job (plans' `traffic_reset`) and of the bot's traffic warnings. */
+  readonly trafficResetIntervalS: number;
   readonly rateCacheS: number;
   readonly telegramApiRoot: string;
   readonly tonApiUrl: string;
@@ -312,6 +314,7 @@ export function loadSettings(env: Env = process.env): Settings {
     subUrl: read.baseUrl('SUB_URL', publicApiUrl),
     reconcileIntervalS: read.int('RECONCILE_INTERVAL_S', 60, 1, 86_400),
     cleanupIntervalS: read.int('CLEANUP_INTERVAL_S', 60, 1, 86_400),
+    trafficResetIntervalS: read.int('TRAFFIC_RESET_INTERVAL_S', 60, 1, 3600),
     rateCacheS: read.int('RATE_CACHE_S', 60, 0, 86_400),
     telegramApiRoot: read.baseUrl('TELEGRAM_API_ROOT', 'https://api.telegram.org'),
     tonApiUrl: read.baseUrl('TON_API_URL', 'https://toncenter.com'),

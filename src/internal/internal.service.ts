@@ -337,9 +337,12 @@ export class InternalService {
     }
     const added =
       tally.bytes.size === 0
-        ? { overLimit: [], crossed: [], missing: [] }
+        ? { overLimit: [], crossed: [], missing: [], firstUse: [] }
         : await this.users.addTraffic(tally.bytes, this.defaultLimit());
     await this.devices.addTraffic(deviceTally.columns());
+    // First counted traffic of an on_first_use subscription starts its days. Its new end reaches
+    // the nodes through the users trigger, which takes the change log's counter: after the devices.
+    await this.users.startOnFirstUse(added.firstUse);
     // Users this batch took to their limit leave their nodes' device sets. The change log's
     // counter is taken last, after users' and devices' rows, as every writer of the log takes it.
     await this.credentials.recordUsers(added.crossed);

@@ -69,6 +69,20 @@ export const JOBS = {
     intervalS: (s) => s.nodeWatchdogIntervalS,
     timeoutMs: 60_000,
   },
+  /** Plans' traffic resets that came due, in batches (`src/billing/traffic-reset.service.ts`). */
+  trafficReset: {
+    name: 'billing.traffic-reset',
+    lockKey: 7_000_003,
+    intervalS: (s) => s.trafficResetIntervalS,
+    timeoutMs: 300_000,
+  },
+  /** The bot's traffic warnings (80% and 100% of the limit), sent once each. */
+  botTrafficWarnings: {
+    name: 'bot.traffic-warnings',
+    lockKey: 7_000_103,
+    intervalS: (s) => s.trafficResetIntervalS,
+    timeoutMs: 120_000,
+  },
   botReminders: {
     name: REMINDERS_INTERVAL,
     lockKey: REMINDERS_LOCK_KEY,

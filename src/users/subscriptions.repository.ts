@@ -2,16 +2,38 @@ import { Injectable } from '@nestjs/common';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { sqlRows } from '../database/sql';
+import { nextResetSql, userNextResetSql } from './traffic-reset';
 
 /** A subscription, kept in the user's own columns. */
 export interface SubscriptionRecord {
   planName: string;
   expiresAt: Date;
+  /** Null while an on_first_use subscription waits for its first connection. */
+  startedAt: Date | null;
+  /** Set while (and after) an on_first_use subscription waited: the latest it starts. */
+  onHoldUntil: Date | null;
 }
+
+/** The `SubscriptionRecord` columns of `users`. */
+const RECORD = `users.plan_name AS "planName", users.subscription_expires_at AS "expiresAt",
+  users.subscription_started_at AS "startedAt", users.subscription_on_hold_until AS "onHoldUntil"`;
 
 /** `expires_at` moved on by some days from whichever is later: now, or the current expiry. */
 const extended = (days: string): string =>
   `GREATEST(now(), COALESCE(subscription_expires_at, now())) + make_interval(days => ${days})`;
+
+/** The user's subscription runs (or waits for its first connection, which also counts). */
+const RUNNING = `COALESCE(users.subscription_expires_at > now(), false)`;
+
+/**
+ * The start, hold and next reset of a subscription that `planName` (an expression) may begin now:
+ * a running one keeps its own; otherwise it starts now, its traffic resets counted from now.
+ */
+const startedIfNotRunning = (planName: string): string =>
+  `subscription_started_at = CASE WHEN ${RUNNING} THEN users.subscription_started_at ELSE now() END,
+   subscription_on_hold_until = CASE WHEN ${RUNNING} THEN users.subscription_on_hold_until END,
+   traffic_reset_at = CASE WHEN ${RUNNING} THEN users.traffic_reset_at
+                           ELSE ${userNextResetSql(planName, 'now()', 'now()')} END`;
 
 /**
  * Subscriptions, kept in the user's own columns (`plan_name`, `subscription_expires_at`, the trial):
@@ -22,14 +44,32 @@ const extended = (days: string): string =>
 export class SubscriptionsRepository {
   constructor(private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>) {}
 
-  /** The buyer's subscription: the plan's days from max(now, expiry), that plan, traffic reset. */
+  /**
+   * The buyer's subscription: the plan's days from max(now, expiry), that plan, traffic reset, the
+   * next reset counted from now (a `rolling_month` from the subscription's start). A purchase that
+   * starts a subscription of an `on_first_use` plan waits for the first connection: on hold for
+   * the plan's `on_hold_max_days`, ending that much later than the days alone.
+   */
   async extendForPlan(userId: string, planName: string): Promise<SubscriptionRecord> {
+    const onHold = `(NOT ${RUNNING} AND p.starts = 'on_first_use')`;
     const [row] = await sqlRows<SubscriptionRecord>(
       this.txHost.tx,
       `UPDATE users SET plan_name = p.name, traffic_used_bytes = 0,
-         subscription_expires_at = ${extended('p.duration_days')}
+         subscription_started_at = CASE WHEN ${RUNNING} THEN users.subscription_started_at
+                                        WHEN ${onHold} THEN NULL ELSE now() END,
+         subscription_on_hold_until = CASE WHEN ${RUNNING} THEN users.subscription_on_hold_until
+                                           WHEN ${onHold} THEN now() + make_interval(days => p.on_hold_max_days) END,
+         traffic_reset_at = ${nextResetSql(
+           'p.traffic_reset',
+           'p.reset_day',
+           `CASE WHEN ${RUNNING} THEN COALESCE(users.subscription_started_at, users.subscription_on_hold_until) ELSE now() END`,
+           'now()',
+         )},
+         subscription_expires_at = CASE
+           WHEN ${onHold} THEN now() + make_interval(days => p.on_hold_max_days + p.duration_days)
+           ELSE ${extended('p.duration_days')} END
        FROM plans p WHERE users.id = $1 AND p.name = $2
-       RETURNING users.plan_name AS "planName", users.subscription_expires_at AS "expiresAt"`,
+       RETURNING ${RECORD}`,
       [userId, planName],
     );
     return row;
@@ -40,6 +80,7 @@ export class SubscriptionsRepository {
     const rows = await sqlRows<{ id: string }>(
       this.txHost.tx,
       `UPDATE users SET plan_name = COALESCE(plan_name, $3),
+         ${startedIfNotRunning('COALESCE(users.plan_name, $3)')},
          subscription_expires_at = ${extended('$2')}
        WHERE id = $1 RETURNING id`,
       [userId, days, fallbackPlan],
@@ -62,10 +103,11 @@ export class SubscriptionsRepository {
       this.txHost.tx,
       `UPDATE users SET trial_used_at = now(),
          plan_name = CASE WHEN ${active} THEN plan_name ELSE $3 END,
+         ${startedIfNotRunning('$3')},
          traffic_used_bytes = CASE WHEN ${active} THEN traffic_used_bytes ELSE 0 END,
          subscription_expires_at = ${extended('$2')}
        WHERE id = $1 AND tg_id IS NOT NULL AND trial_used_at IS NULL
-       RETURNING plan_name AS "planName", subscription_expires_at AS "expiresAt"`,
+       RETURNING ${RECORD}`,
       [userId, days, planName],
     );
     return row ?? null;
@@ -87,9 +129,10 @@ export class SubscriptionsRepository {
       `UPDATE users SET
          plan_name = CASE WHEN plan_name IS NOT NULL AND subscription_expires_at > now()
                           THEN plan_name ELSE COALESCE($3, plan_name, $4) END,
+         ${startedIfNotRunning('COALESCE($3, users.plan_name, $4)')},
          subscription_expires_at = GREATEST(now(), ${extended('$2')})
        WHERE id = $1
-       RETURNING plan_name AS "planName", subscription_expires_at AS "expiresAt"`,
+       RETURNING ${RECORD}`,
       [userId, days, planName, fallbackPlan],
     );
     return row ?? null;
@@ -99,7 +142,7 @@ export class SubscriptionsRepository {
   async subscriptionOf(userId: string): Promise<SubscriptionRecord | null> {
     const [row] = await sqlRows<SubscriptionRecord>(
       this.txHost.tx,
-      `SELECT plan_name AS "planName", subscription_expires_at AS "expiresAt" FROM users
+      `SELECT ${RECORD} FROM users
        WHERE id = $1 AND plan_name IS NOT NULL AND subscription_expires_at IS NOT NULL`,
       [userId],
     );

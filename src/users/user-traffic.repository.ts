@@ -4,6 +4,7 @@ import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-t
 import { bigintArray, preparedRows, sqlRows, uuidArray } from '../database/sql';
 import { sortedUuids, type Uuid } from '../common/uuid';
 import { defaultLimitSql, EFFECTIVE_LIMIT_SQL, OVER_LIMIT_SQL } from './traffic-limit';
+import { nextResetSql, RESET_ANCHOR_SQL, userNextResetSql } from './traffic-reset';
 
 /** A user's traffic as the proxy sees it: the limit that applies now, the use, the subscription. */
 export interface TrafficStanding {
@@ -25,7 +26,20 @@ export interface TrafficAdded {
   crossed: string[];
   /** Ids given that name no user (nothing was added for them). */
   missing: string[];
+  /** Users waiting for their first connection whose first traffic this was (`startOnFirstUse`). */
+  firstUse: string[];
 }
+
+/** What one batch of the reset job did. */
+export interface ResetBatch {
+  /** Due users the batch took (reset, or cleared when their subscription had ended). */
+  picked: number;
+  /** Users whose traffic it set back to zero, each recorded in `traffic_resets`. */
+  reset: number;
+}
+
+/** SQL: 80% of the limit `limit` (a bigint expression), rounded up, without overflow. */
+const warnAt = (limit: string): string => `(${limit} - ${limit} / 5)`;
 
 /**
  * The `TrafficStanding` rows of the users whose ids are in the uuid[] parameter `ids`, `fallback`
@@ -95,14 +109,21 @@ export const ADD_TRAFFIC_SQL = `WITH added AS (
       FROM unnest($1::uuid[], $2::bigint[]) AS v(id, bytes)
      WHERE u.id = v.id
     RETURNING u.id, u.traffic_used_bytes, u.traffic_limit_bytes, u.plan_name,
-              u.subscription_expires_at, v.bytes AS added
+              u.subscription_expires_at, v.bytes AS added, u.tg_id IS NOT NULL AS tg,
+              u.subscription_on_hold_until AS hold
   )
   SELECT count(*)::int AS updated,
          COALESCE(array_agg(u.id) FILTER (WHERE ${OVER_LIMIT_SQL}),
                   '{}') AS "overLimit",
          COALESCE(array_agg(u.id) FILTER (WHERE ${OVER_LIMIT_SQL}
                     AND u.traffic_used_bytes - u.added < ${EFFECTIVE_LIMIT_SQL}),
-                  '{}') AS crossed
+                  '{}') AS crossed,
+         COALESCE(array_agg(u.id) FILTER (WHERE u.tg AND NOT ${OVER_LIMIT_SQL}
+                    AND u.traffic_used_bytes >= ${warnAt(EFFECTIVE_LIMIT_SQL)}
+                    AND u.traffic_used_bytes - u.added < ${warnAt(EFFECTIVE_LIMIT_SQL)}),
+                  '{}') AS "warn80",
+         COALESCE(array_agg(u.id) FILTER (WHERE u.hold > now() AND u.added > 0),
+                  '{}') AS "firstUse"
     FROM added u LEFT JOIN plans p ON p.name = u.plan_name CROSS JOIN ${defaultLimitSql('$3')}`;
 
 /** Bytes to add, capped at BIGINT_MAX: a counter given that many is full either way. */
@@ -156,22 +177,25 @@ export class UserTrafficRepository {
     const idArray = uuidArray(ids);
     const [before] = await preparedRows<PlannerSettings>(this.txHost.tx, ORDERED_JOINS, []);
     // Planned at each call, not prepared: the join the planner picks depends on how many users.
-    const [row] = await sqlRows<{ updated: number; overLimit: string[]; crossed: string[] }>(
-      this.txHost.tx,
-      ADD_TRAFFIC_SQL,
-      [
-        idArray,
-        bigintArray(ids.map((id) => atMostBigintMax(bytes.get(id)!))),
-        defaultBytes.toString(),
-      ],
-    );
+    const [row] = await sqlRows<{
+      updated: number;
+      overLimit: string[];
+      crossed: string[];
+      warn80: string[];
+      firstUse: string[];
+    }>(this.txHost.tx, ADD_TRAFFIC_SQL, [
+      idArray,
+      bigintArray(ids.map((id) => atMostBigintMax(bytes.get(id)!))),
+      defaultBytes.toString(),
+    ]);
     await preparedRows(this.txHost.tx, PLANNER_RESTORED, [
       before.hashjoin,
       before.seqscan,
       before.bitmapscan,
     ]);
-    const { overLimit, crossed } = row;
-    if (row.updated === ids.length) return { overLimit, crossed, missing: [] };
+    const { overLimit, crossed, firstUse } = row;
+    await this.recordWarnings(row.warn80, crossed);
+    if (row.updated === ids.length) return { overLimit, crossed, firstUse, missing: [] };
     // Some ids name no user (rare: a deleted account still connected). The others are locked now.
     const found = new Set(
       (
@@ -182,6 +206,99 @@ export class UserTrafficRepository {
         )
       ).map((user) => user.id),
     );
-    return { overLimit, crossed, missing: ids.filter((id) => !found.has(id)) };
+    return { overLimit, crossed, firstUse, missing: ids.filter((id) => !found.has(id)) };
+  }
+
+  /**
+   * Keeps a warning for each user that crossed 80% (`at80`) or its limit (`at100`), once per user,
+   * kind and traffic period (the next reset, else the subscription's end), for the bot to send;
+   * none for accounts that turned warnings off or cannot be written to (no Telegram).
+   */
+  private async recordWarnings(at80: string[], at100: string[]): Promise<void> {
+    if (at80.length + at100.length === 0) return;
+    await this.txHost.tx.query(
+      `INSERT INTO traffic_warnings (user_id, kind, period_key)
+       SELECT u.id, w.kind, COALESCE(u.traffic_reset_at, u.subscription_expires_at, 'infinity')
+         FROM unnest($1::uuid[], $2::text[]) AS w(id, kind) JOIN users u ON u.id = w.id
+         LEFT JOIN bot_chats c ON c.tg_id = u.tg_id
+        WHERE u.tg_id IS NOT NULL AND NOT COALESCE(c.warnings_off, false)
+       ON CONFLICT DO NOTHING`,
+      [
+        [...at80, ...at100],
+        [...at80.map(() => 'traffic80'), ...at100.map(() => 'traffic100')],
+      ],
+    );
+  }
+
+  /**
+   * Starts the subscriptions of these users that still wait for their first connection: the days
+   * run from now (the end moves from hold + days to now + days), the next reset counts from now.
+   */
+  async startOnFirstUse(ids: string[]): Promise<void> {
+    if (ids.length === 0) return;
+    await this.txHost.tx.query(
+      `UPDATE users u SET subscription_started_at = now(),
+         subscription_expires_at = now() + (u.subscription_expires_at - u.subscription_on_hold_until),
+         subscription_on_hold_until = NULL,
+         traffic_reset_at = ${userNextResetSql('u.plan_name', 'now()', 'now()')}
+       WHERE u.id = ANY($1::uuid[]) AND u.subscription_on_hold_until > now()`,
+      [ids],
+    );
+  }
+
+  /**
+   * The next reset of every running subscriber of the plan, again from now: after staff changed
+   * the plan's reset rule.
+   */
+  async rescheduleResets(planName: string): Promise<void> {
+    await this.txHost.tx.query(
+      `UPDATE users u SET traffic_reset_at = ${nextResetSql(
+        'p.traffic_reset',
+        'p.reset_day',
+        RESET_ANCHOR_SQL,
+        'now()',
+      )}
+         FROM plans p WHERE p.name = $1 AND u.plan_name = p.name AND u.subscription_expires_at > now()`,
+      [planName],
+    );
+  }
+
+  /**
+   * One batch of the reset job, one statement: up to `batch` users whose reset is due at `now`
+   * (the service's clock) have their used traffic set to zero, the reset recorded (user, the
+   * period it opens, bytes before) and their next reset set; a due user whose subscription has
+   * ended has its reset cleared instead. Rows another transaction holds (a traffic report) are
+   * skipped, not waited for: the next batch or run takes them, so reports never queue behind the
+   * job. A user is due again only at its next reset, so a second run, a second instance or a run
+   * restarted halfway resets nobody twice.
+   */
+  async resetDue(now: Date, batch: number): Promise<ResetBatch> {
+    const [row] = await sqlRows<ResetBatch>(
+      this.txHost.tx,
+      `WITH due AS (
+         SELECT u.id, u.traffic_used_bytes AS before, u.traffic_reset_at AS period_start,
+                u.subscription_expires_at > $1::timestamptz AS running,
+                ${nextResetSql('p.traffic_reset', 'p.reset_day', RESET_ANCHOR_SQL, '$1::timestamptz')} AS next_at
+           FROM users u LEFT JOIN plans p ON p.name = u.plan_name
+          WHERE u.traffic_reset_at <= $1::timestamptz
+          ORDER BY u.traffic_reset_at LIMIT $2
+          FOR NO KEY UPDATE OF u SKIP LOCKED
+       ), reset AS (
+         UPDATE users u
+            SET traffic_used_bytes = CASE WHEN d.running AND d.next_at IS NOT NULL THEN 0
+                                          ELSE u.traffic_used_bytes END,
+                traffic_reset_at = CASE WHEN d.running THEN d.next_at END
+           FROM due d WHERE u.id = d.id
+         RETURNING u.id, d.before, d.period_start, d.running AND d.next_at IS NOT NULL AS done
+       ), recorded AS (
+         INSERT INTO traffic_resets (user_id, period_start, bytes_before, reset_at)
+         SELECT id, period_start, before, $1::timestamptz FROM reset WHERE done
+         ON CONFLICT DO NOTHING RETURNING 1
+       )
+       SELECT (SELECT count(*) FROM reset)::int AS picked,
+              (SELECT count(*) FROM recorded)::int AS reset`,
+      [now, batch],
+    );
+    return row;
   }
 }

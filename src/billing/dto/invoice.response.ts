@@ -1,5 +1,6 @@
 import { ApiProperty, getSchemaPath } from '@nestjs/swagger';
-import { SubscriptionView } from '../../users/dto/user.response';
+import { SubscriptionView, subscriptionViewOf } from '../../users/dto/user.response';
+import type { SubscriptionRecord } from '../../users/subscriptions.repository';
 import type { InvoiceRecord } from '../billing.repository';
 import type { Confirmation } from '../confirmation.service';
 import {
@@ -97,14 +98,10 @@ export function toInvoiceResponse(invoice: InvoiceRecord): InvoiceResponse {
 }
 
 export function toSubscriptionView(
-  subscription: { planName: string; expiresAt: Date },
+  subscription: SubscriptionRecord,
   now = new Date(),
 ): SubscriptionView {
-  return {
-    plan_name: subscription.planName,
-    expires_at: subscription.expiresAt.toISOString(),
-    active: subscription.expiresAt > now,
-  };
+  return subscriptionViewOf(subscription, now);
 }
 
 export function toConfirmationResponse(confirmation: Confirmation): ConfirmationResponse {

@@ -3,6 +3,7 @@ import { type ArgumentMetadata, Injectable, type PipeTransform } from '@nestjs/c
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import {
   IsBoolean,
+  IsIn,
   IsInt,
   IsObject,
   IsOptional,
@@ -12,6 +13,12 @@ import {
   type ValidationOptions,
 } from 'class-validator';
 import { validationFailed } from '../../common/errors';
+import {
+  PLAN_STARTS,
+  type PlanStart,
+  TRAFFIC_RESETS,
+  type TrafficReset,
+} from '../../users/traffic-reset';
 import { isKnownCurrency } from '../money';
 
 export const PLAN_NAME = /^[a-z0-9_-]{1,32}$/;
@@ -105,6 +112,47 @@ export class UpsertPlanRequest {
   @Min(1)
   @Max(20)
   device_limit?: number;
+
+  @ApiPropertyOptional({
+    enum: TRAFFIC_RESETS,
+    description:
+      "when used traffic starts again from zero (00:00 UTC; Monday for week; reset_day for month; every 30 days from the subscription's start for rolling_month); omitted: the plan's own, none for a new plan",
+  })
+  @IsOptional()
+  @IsIn(TRAFFIC_RESETS)
+  traffic_reset?: TrafficReset;
+
+  @ApiPropertyOptional({
+    minimum: 1,
+    maximum: 28,
+    description: "the day of the month of a month reset; omitted: the plan's own, 1 for a new plan",
+  })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(28)
+  reset_day?: number;
+
+  @ApiPropertyOptional({
+    enum: PLAN_STARTS,
+    description:
+      "on_first_use: the days begin with the first counted traffic (or after on_hold_max_days); omitted: the plan's own, on_purchase for a new plan",
+  })
+  @IsOptional()
+  @IsIn(PLAN_STARTS)
+  starts?: PlanStart;
+
+  @ApiPropertyOptional({
+    minimum: 1,
+    maximum: 365,
+    description:
+      "the longest an on_first_use subscription waits; omitted: the plan's own, 30 for a new plan",
+  })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(365)
+  on_hold_max_days?: number;
 }
 
 export class PlanResponse {
@@ -127,6 +175,18 @@ export class PlanResponse {
 
   @ApiProperty({ example: 3, description: 'devices per subscriber' })
   device_limit: number;
+
+  @ApiProperty({ enum: TRAFFIC_RESETS, example: 'month' })
+  traffic_reset: TrafficReset;
+
+  @ApiProperty({ example: 1, description: 'the day of the month of a month reset' })
+  reset_day: number;
+
+  @ApiProperty({ enum: PLAN_STARTS, example: 'on_purchase' })
+  starts: PlanStart;
+
+  @ApiProperty({ example: 30, description: 'the longest an on_first_use subscription waits' })
+  on_hold_max_days: number;
 }
 
 export class AdminPlanResponse extends PlanResponse {
@@ -141,6 +201,10 @@ export function toPlanResponse(plan: PlanRecord): AdminPlanResponse {
     traffic_limit_bytes: Number(plan.trafficLimitBytes),
     prices: plan.prices,
     device_limit: plan.deviceLimit,
+    traffic_reset: plan.trafficReset,
+    reset_day: plan.resetDay,
+    starts: plan.starts,
+    on_hold_max_days: plan.onHoldMaxDays,
     active: plan.active,
   };
 }

@@ -1,3 +1,4 @@
+import type { PlanStart, TrafficReset } from '../../users/traffic-reset';
 import { Check, Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';
 
 /** A subscription plan users can buy; its prices per currency are in `plan_prices`. */
@@ -5,6 +6,13 @@ import { Check, Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColum
 @Check('CHK_plans_duration_days', 'duration_days > 0')
 @Check('CHK_plans_traffic_limit', 'traffic_limit_bytes >= 0')
 @Check('CHK_plans_device_limit', 'device_limit BETWEEN 1 AND 20')
+@Check(
+  'CHK_plans_traffic_reset',
+  "traffic_reset IN ('none', 'day', 'week', 'month', 'rolling_month')",
+)
+@Check('CHK_plans_reset_day', 'reset_day BETWEEN 1 AND 28')
+@Check('CHK_plans_starts', "starts IN ('on_purchase', 'on_first_use')")
+@Check('CHK_plans_on_hold_max_days', 'on_hold_max_days BETWEEN 1 AND 365')
 export class Plan {
   /** `^[a-z0-9_-]{1,32}$`; also the path parameter of `PUT /admin/plans/{name}`. */
   @PrimaryColumn({ type: 'text' })
@@ -23,6 +31,21 @@ export class Plan {
   /** Devices per subscriber; null follows DEVICE_LIMIT_DEFAULT. */
   @Column({ type: 'int', nullable: true })
   deviceLimit: number | null;
+
+  /** When used traffic starts again from zero (`src/users/traffic-reset.ts`). */
+  @Column({ type: 'text', default: 'none' })
+  trafficReset: TrafficReset;
+
+  /** The day of the month of a `month` reset. */
+  @Column({ type: 'int', default: 1 })
+  resetDay: number;
+
+  /** `on_first_use`: the days begin with the first counted traffic, or after `onHoldMaxDays`. */
+  @Column({ type: 'text', default: 'on_purchase' })
+  starts: PlanStart;
+
+  @Column({ type: 'int', default: 30 })
+  onHoldMaxDays: number;
 
   @CreateDateColumn({ type: 'timestamptz' })
   createdAt: Date;

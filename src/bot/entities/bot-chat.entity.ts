@@ -18,6 +18,10 @@ export class BotChat {
   @Column({ type: 'timestamptz', nullable: true })
   unreachableAt: Date | null;
 
+  /** The user turned warnings off in the bot: no traffic warnings and no subscription reminders. */
+  @Column({ type: 'boolean', default: false })
+  warningsOff: boolean;
+
   @UpdateDateColumn({ type: 'timestamptz' })
   updatedAt: Date;
 }

@@ -1,5 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { ROLES, type User } from '../entities/user.entity';
+import type { SubscriptionRecord } from '../subscriptions.repository';
 import { type TrafficLimits, trafficLimitOf } from '../traffic-limit';
 
 export class SubscriptionView {
@@ -9,8 +10,22 @@ export class SubscriptionView {
   @ApiProperty({ format: 'date-time' })
   expires_at: string;
 
-  @ApiProperty()
+  @ApiProperty({ description: 'the days run now (false while waiting for the first connection)' })
   active: boolean;
+
+  @ApiProperty({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    description: "when the subscription's days began; null while waiting for the first connection",
+  })
+  starts_at: string | null;
+
+  @ApiProperty({
+    description:
+      'an on_first_use subscription whose days begin with the first connection (or when the hold ends)',
+  })
+  waiting_first_use: boolean;
 }
 
 export class TrafficView {
@@ -19,6 +34,14 @@ export class TrafficView {
 
   @ApiProperty({ description: 'bytes used in the current period', example: 0 })
   used_bytes: number;
+
+  @ApiProperty({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    description: "the next reset of used traffic to 0 (the plan's traffic_reset); null when none",
+  })
+  resets_at: string | null;
 }
 
 export class UserResponse {
@@ -85,13 +108,42 @@ export function toUserResponse(user: User, limits: TrafficLimits, now = new Date
     commission_percent: user.commissionPercent === null ? null : Number(user.commissionPercent),
     subscription:
       user.planName && expiresAt
-        ? { plan_name: user.planName, expires_at: expiresAt.toISOString(), active: expiresAt > now }
+        ? subscriptionViewOf(
+            {
+              planName: user.planName,
+              expiresAt,
+              startedAt: user.subscriptionStartedAt,
+              onHoldUntil: user.subscriptionOnHoldUntil,
+            },
+            now,
+          )
         : null,
     traffic: {
       limit_bytes: Number(trafficLimitOf(user, limits, now)),
       used_bytes: Number(user.trafficUsedBytes),
+      resets_at:
+        user.trafficResetAt !== null && expiresAt !== null && expiresAt > now
+          ? user.trafficResetAt.toISOString()
+          : null,
     },
     blocked_at: user.blockedAt === null ? null : user.blockedAt.toISOString(),
     created_at: user.createdAt.toISOString(),
+  };
+}
+
+/**
+ * A subscription as its user sees it: waiting while an on_first_use hold lasts (it starts at the
+ * first counted traffic, else when the hold ends), active while its days run.
+ */
+export function subscriptionViewOf(subscription: SubscriptionRecord, now: Date): SubscriptionView {
+  const { expiresAt, onHoldUntil: hold } = subscription;
+  const waiting = hold !== null && hold > now;
+  const startsAt = waiting ? null : (subscription.startedAt ?? hold);
+  return {
+    plan_name: subscription.planName,
+    expires_at: expiresAt.toISOString(),
+    active: !waiting && expiresAt > now,
+    starts_at: startsAt === null ? null : startsAt.toISOString(),
+    waiting_first_use: waiting,
   };
 }

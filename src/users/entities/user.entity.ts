@@ -20,6 +20,8 @@ export type Role = (typeof ROLES)[number];
 // The staff user list: newest first, all roles or one.
 @Index('IDX_users_created', ['createdAt', 'id'])
 @Index('IDX_users_role_created', ['role', 'createdAt', 'id'])
+// The reset job's due users.
+@Index('IDX_users_traffic_reset_at', ['trafficResetAt'], { where: 'traffic_reset_at IS NOT NULL' })
 export class User {
   @PrimaryGeneratedColumn('uuid')
   id: string;
@@ -81,8 +83,23 @@ export class User {
   @Column({ type: 'timestamptz', nullable: true })
   subscriptionExpiresAt: Date | null;
 
+  /** When the running subscription's days began; null while waiting for the first connection. */
+  @Column({ type: 'timestamptz', nullable: true })
+  subscriptionStartedAt: Date | null;
+
+  /**
+   * Set while an `on_first_use` subscription waits for its first counted traffic: the latest it
+   * starts. The subscription then ends at this moment plus the plan's days.
+   */
+  @Column({ type: 'timestamptz', nullable: true })
+  subscriptionOnHoldUntil: Date | null;
+
   @Column({ type: 'bigint', default: 0 })
   trafficUsedBytes: string;
+
+  /** The next reset of used traffic; null when none is due (`src/users/traffic-reset.ts`). */
+  @Column({ type: 'timestamptz', nullable: true })
+  trafficResetAt: Date | null;
 
   /** A per-user override of the default traffic limit; null follows the default. */
   @Column({ type: 'bigint', nullable: true })

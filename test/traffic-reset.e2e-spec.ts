@@ -1,0 +1,312 @@
+import { randomUUID } from 'node:crypto';
+import { Clock } from '../src/billing/clock';
+import { TrafficResetService } from '../src/billing/traffic-reset.service';
+import { SubscriptionsRepository } from '../src/users/subscriptions.repository';
+import { nextResetAfter, nextResetSql, type TrafficReset } from '../src/users/traffic-reset';
+import { UserTrafficRepository } from '../src/users/user-traffic.repository';
+import { startTestApp, type TestApp } from './harness/app';
+import { newUser, type TestUser } from './harness/factories';
+import { createNode } from './harness/nodes';
+
+const DAY = 86_400_000;
+const LIMIT = 1_000_000;
+
+describe('plans: traffic resets each period, once, across instances (issue 45)', () => {
+  let t: TestApp;
+  /** A second instance of the service on the same database. */
+  let t2: TestApp;
+  let owner: TestUser;
+  let nodeId: string;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    t2 = await startTestApp({}, { database: t.database });
+    owner = await newUser(t, 'owner');
+    nodeId = (await createNode(t, owner)).id;
+  });
+  afterAll(async () => {
+    await t2.close();
+    await t.close();
+  });
+
+  /** Sets both instances' clock to `at`. */
+  const clockAt = (at: Date) => {
+    for (const app of [t, t2]) app.app.get(Clock).now = () => at.getTime();
+  };
+
+  const savePlan = (name: string, fields: Record<string, unknown>) =>
+    t
+      .http()
+      .put(`/api/v1/admin/plans/${name}`)
+      .set(owner.bearer)
+      .send({
+        duration_days: 365,
+        traffic_limit_bytes: LIMIT,
+        prices: { USD: '499' },
+        active: true,
+        ...fields,
+      });
+
+  /** `count` subscribers who bought `plan` just now, each over the plan's limit by a report. */
+  async function overLimitSubscribers(plan: string, count: number): Promise<TestUser[]> {
+    const users = await Promise.all(Array.from({ length: count }, () => newUser(t)));
+    for (const user of users) {
+      await t.app.get(SubscriptionsRepository).extendForPlan(user.user.id, plan);
+    }
+    await t
+      .http()
+      .post('/api/v1/internal/traffic')
+      .set('X-Internal-Secret', t.settings.internalSecret)
+      .send({
+        node_id: nodeId,
+        report_id: randomUUID(),
+        entries: users.map((u) => ({
+          user_id: u.user.id,
+          bytes_up: 500_000,
+          bytes_down: 1_000_000,
+        })),
+      })
+      .expect(200);
+    return users;
+  }
+
+  const limits = async (users: TestUser[]) =>
+    (
+      await t
+        .http()
+        .get(`/api/v1/internal/limits?user_ids=${users.map((u) => u.user.id).join(',')}`)
+        .set('X-Internal-Secret', t.settings.internalSecret)
+        .expect(200)
+    ).body as { user_id: string; traffic_used_bytes: number; traffic_limit_bytes: number }[];
+
+  const me = async (user: TestUser) =>
+    (await t.http().get('/api/v1/users/me').set(user.bearer).expect(200)).body as {
+      traffic: { used_bytes: number; resets_at: string | null };
+      subscription: {
+        active: boolean;
+        starts_at: string | null;
+        waiting_first_use: boolean;
+        expires_at: string;
+      };
+    };
+
+  const resetsOf = async (users: TestUser[]) =>
+    (await t.dataSource.query(
+      `SELECT user_id, period_start, bytes_before::text AS before FROM traffic_resets
+        WHERE user_id = ANY($1::uuid[]) ORDER BY period_start`,
+      [users.map((u) => u.user.id)],
+    )) as { user_id: string; period_start: Date; before: string }[];
+
+  const run = () => t.app.get(TrafficResetService).run();
+
+  it('the rule in TypeScript and in SQL agree', async () => {
+    const kinds: TrafficReset[] = ['none', 'day', 'week', 'month', 'rolling_month'];
+    const cases = Array.from({ length: 3000 }, (_, i) => {
+      // Moments around midnights and month ends over three years, some exactly on a boundary.
+      const base = Date.UTC(2026, 0, 1) + Math.floor(Math.random() * 1100) * DAY;
+      const after = new Date(i % 5 === 0 ? base : base + Math.floor(Math.random() * DAY));
+      const anchor = i % 7 === 0 ? null : new Date(after.getTime() - Math.random() * 400 * DAY);
+      return { kind: kinds[i % kinds.length], day: 1 + (i % 28), anchor, after };
+    });
+    const rows = (await t.dataSource.query(
+      `SELECT ${nextResetSql('k', 'd', 'a', 'x')} AS next
+         FROM unnest($1::text[], $2::int[], $3::timestamptz[], $4::timestamptz[])
+              WITH ORDINALITY AS c(k, d, a, x, o) ORDER BY o`,
+      [
+        cases.map((c) => c.kind),
+        cases.map((c) => c.day),
+        cases.map((c) => c.anchor),
+        cases.map((c) => c.after),
+      ],
+    )) as { next: Date | null }[];
+    const mismatches = cases.filter((c, i) => {
+      const ts = nextResetAfter(c.kind, c.day, c.anchor, c.after);
+      return (ts?.getTime() ?? null) !== (rows[i].next?.getTime() ?? null);
+    });
+    expect(mismatches).toEqual([]);
+    expect(nextResetAfter('week', 1, null, new Date('2026-11-30T00:00:00Z'))).toEqual(
+      new Date('2026-12-07T00:00:00Z'),
+    );
+    expect(nextResetAfter('month', 15, null, new Date('2026-12-14T23:59:59Z'))).toEqual(
+      new Date('2026-12-15T00:00:00Z'),
+    );
+  });
+
+  it('a month plan with reset_day 15 resets on the 15th at 00:00 UTC once, through a restart halfway and with two instances', async () => {
+    const plan = await savePlan('monthly15', { traffic_reset: 'month', reset_day: 15 }).expect(200);
+    expect(plan.body).toMatchObject({
+      traffic_reset: 'month',
+      reset_day: 15,
+      starts: 'on_purchase',
+    });
+    const users = await overLimitSubscribers('monthly15', 12);
+    const now = new Date();
+    const due = new Date(
+      Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + (now.getUTCDate() >= 15 ? 1 : 0), 15),
+    );
+    expect((await me(users[0])).traffic.resets_at).toBe(due.toISOString());
+    expect((await limits(users)).every((u) => u.traffic_used_bytes >= u.traffic_limit_bytes)).toBe(
+      true,
+    );
+
+    clockAt(new Date(due.getTime() - 1000));
+    expect((await run()).reset).toBe(0);
+
+    clockAt(new Date(due.getTime() + 30_000));
+    // One batch of a run that then stopped (a restart), then both instances at once.
+    const first = await t.app
+      .get(UserTrafficRepository)
+      .resetDue(new Date(due.getTime() + 30_000), 5);
+    expect(first).toEqual({ picked: 5, reset: 5 });
+    const both = await Promise.all([
+      t.app.get(TrafficResetService).run(),
+      t2.app.get(TrafficResetService).run(),
+    ]);
+    expect(both.reduce((sum, r) => sum + r.reset, 0)).toBe(7);
+    expect((await run()).reset).toBe(0);
+
+    const resets = await resetsOf(users);
+    expect(resets).toHaveLength(12);
+    expect(new Set(resets.map((r) => r.user_id)).size).toBe(12);
+    expect(resets.every((r) => r.before === '1500000')).toBe(true);
+    expect(resets.every((r) => r.period_start.getTime() === due.getTime())).toBe(true);
+    // The agents read limits: the users may use their traffic again.
+    expect((await limits(users)).every((u) => u.traffic_used_bytes === 0)).toBe(true);
+    const nextDue = new Date(Date.UTC(due.getUTCFullYear(), due.getUTCMonth() + 1, 15));
+    expect((await me(users[3])).traffic.resets_at).toBe(nextDue.toISOString());
+    // ...and the nodes' credential sets take them back (a counter going down is a change).
+    const [changes] = (await t.dataSource.query(
+      `SELECT count(DISTINCT user_id)::int AS n FROM credential_changes WHERE user_id = ANY($1::uuid[])`,
+      [users.map((u) => u.user.id)],
+    )) as { n: number }[];
+    expect(changes.n).toBe(12);
+
+    // The next month's 15th is the next period: one more reset each, then none.
+    clockAt(new Date(nextDue.getTime() + 1000));
+    expect((await run()).reset).toBe(12);
+    expect((await run()).reset).toBe(0);
+    expect(await resetsOf(users)).toHaveLength(24);
+  });
+
+  it('week resets on Monday at 00:00 UTC, day at each midnight, each once', async () => {
+    await savePlan('weekly-reset', { traffic_reset: 'week' }).expect(200);
+    await savePlan('daily-reset', { traffic_reset: 'day' }).expect(200);
+    const weekly = await overLimitSubscribers('weekly-reset', 3);
+    const daily = await overLimitSubscribers('daily-reset', 3);
+    const monday = nextResetAfter('week', 1, null, new Date())!;
+    const midnight = nextResetAfter('day', 1, null, new Date())!;
+    expect(monday.getUTCDay()).toBe(1);
+    expect((await me(weekly[0])).traffic.resets_at).toBe(monday.toISOString());
+    expect((await me(daily[0])).traffic.resets_at).toBe(midnight.toISOString());
+
+    clockAt(new Date(midnight.getTime() - 1));
+    expect((await run()).reset).toBe(0);
+    clockAt(new Date(midnight.getTime() + 1000));
+    await Promise.all([
+      t.app.get(TrafficResetService).run(),
+      t2.app.get(TrafficResetService).run(),
+    ]);
+    expect(await resetsOf(daily)).toHaveLength(3);
+    const weeklyDone = midnight.getTime() === monday.getTime() ? 3 : 0;
+    expect(await resetsOf(weekly)).toHaveLength(weeklyDone);
+
+    clockAt(new Date(monday.getTime() + 1000));
+    await run();
+    await run();
+    expect(await resetsOf(weekly)).toHaveLength(3);
+    expect((await limits(weekly)).every((u) => u.traffic_used_bytes === 0)).toBe(true);
+    // A late run resets daily users once, for the latest midnight it finds due.
+    const days = Math.round((monday.getTime() - midnight.getTime()) / DAY) + 1;
+    expect(await resetsOf(daily)).toHaveLength(3 * Math.min(days, 2));
+  });
+
+  it('a subscription that ended is not reset, and leaves the job', async () => {
+    await savePlan('daily-short', { traffic_reset: 'day', duration_days: 1 }).expect(200);
+    const [user] = await overLimitSubscribers('daily-short', 1);
+    clockAt(new Date(Date.now() + 3 * DAY));
+    await run();
+    expect(await resetsOf([user])).toHaveLength(0);
+    const [row] = (await t.dataSource.query(
+      `SELECT traffic_reset_at, traffic_used_bytes::int AS used FROM users WHERE id = $1`,
+      [user.user.id],
+    )) as { traffic_reset_at: Date | null; used: number }[];
+    expect(row).toEqual({ traffic_reset_at: null, used: 1_500_000 });
+  });
+
+  it('on_first_use: the days begin with the first counted traffic, not the purchase', async () => {
+    await savePlan('on-first-use', {
+      duration_days: 30,
+      starts: 'on_first_use',
+      on_hold_max_days: 10,
+    }).expect(200);
+    const user = await newUser(t);
+    await t.app.get(SubscriptionsRepository).extendForPlan(user.user.id, 'on-first-use');
+    const waiting = (await me(user)).subscription;
+    expect(waiting).toMatchObject({ active: false, starts_at: null, waiting_first_use: true });
+    expect(Date.parse(waiting.expires_at) - Date.now()).toBeGreaterThan(39.9 * DAY);
+    // The nodes admit it meanwhile, so that it can connect at all.
+    const [standing] = (
+      await t
+        .http()
+        .get(`/api/v1/internal/limits?user_ids=${user.user.id}`)
+        .set('X-Internal-Secret', t.settings.internalSecret)
+        .expect(200)
+    ).body as { active: boolean }[];
+    expect(standing.active).toBe(true);
+
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const before = Date.now();
+    await t
+      .http()
+      .post('/api/v1/internal/traffic')
+      .set('X-Internal-Secret', t.settings.internalSecret)
+      .send({
+        node_id: nodeId,
+        report_id: randomUUID(),
+        entries: [{ user_id: user.user.id, bytes_up: 10, bytes_down: 10 }],
+      })
+      .expect(200);
+    const started = (await me(user)).subscription;
+    expect(started).toMatchObject({ active: true, waiting_first_use: false });
+    expect(Date.parse(started.starts_at!)).toBeGreaterThanOrEqual(before - 1000);
+    const days = (Date.parse(started.expires_at) - Date.parse(started.starts_at!)) / DAY;
+    expect(days).toBeCloseTo(30, 3);
+    // A second report moves nothing.
+    await t
+      .http()
+      .post('/api/v1/internal/traffic')
+      .set('X-Internal-Secret', t.settings.internalSecret)
+      .send({
+        node_id: nodeId,
+        report_id: randomUUID(),
+        entries: [{ user_id: user.user.id, bytes_up: 10, bytes_down: 10 }],
+      })
+      .expect(200);
+    expect((await me(user)).subscription.expires_at).toBe(started.expires_at);
+  });
+
+  it('plan fields: validated, and omitted keeps the plan its own', async () => {
+    await savePlan('kept', {
+      traffic_reset: 'month',
+      reset_day: 28,
+      starts: 'on_first_use',
+    }).expect(200);
+    const again = await savePlan('kept', {}).expect(200);
+    expect(again.body).toMatchObject({
+      traffic_reset: 'month',
+      reset_day: 28,
+      starts: 'on_first_use',
+      on_hold_max_days: 30,
+    });
+    for (const bad of [
+      { traffic_reset: 'year' },
+      { reset_day: 29 },
+      { reset_day: 0 },
+      { starts: 'later' },
+      { on_hold_max_days: 366 },
+    ]) {
+      const response = await savePlan('kept', bad).expect(400);
+      expect(response.body.code).toBe('VALIDATION_FAILED');
+    }
+  });
+});
