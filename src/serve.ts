@@ -4,7 +4,7 @@ import type { Server } from 'node:http';
 import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { API_PREFIX, createApp } from './app.factory';
-import { runCreateOwner } from './auth/create-owner.command';
+import { runCreateOwner, runResetPassword } from './auth/create-owner.command';
 import { runSeedDemo } from './billing/seed-demo.command';
 import { processLogger } from './common/logging';
 import { runResealSecrets } from './nodes/reseal-secrets.command';
@@ -14,7 +14,18 @@ import { runMigrationsLocked } from './database/migrate';
 import { waitForDatabase } from './database/wait-for-database';
 import { MetricsServer } from './metrics/metrics-server';
 import { stopWithLauncher } from './system/allocator';
+import { type CommandFlag, parseCommandLine } from './system/command-line';
 import { gracefulClose } from './system/shutdown';
+
+const COMMAND_RUNNERS: Record<
+  CommandFlag,
+  (settings: Settings, databaseUrl: string) => Promise<number>
+> = {
+  '--create-owner': runCreateOwner,
+  '--reset-password': runResetPassword,
+  '--seed-demo': runSeedDemo,
+  '--reseal-secrets': runResealSecrets,
+};
 
 async function main(): Promise<void> {
   const settings = loadSettingsOrExit();
@@ -51,13 +62,8 @@ async function main(): Promise<void> {
   // Under the launcher (system/allocator.ts): stop when it goes away without passing a signal on.
   stopWithLauncher(() => void shutdown('launcher gone'));
 
-  const command = process.argv.includes('--create-owner')
-    ? runCreateOwner
-    : process.argv.includes('--seed-demo')
-      ? runSeedDemo
-      : process.argv.includes('--reseal-secrets')
-        ? runResealSecrets
-        : null;
+  const commandLine = parseCommandLine(process.argv.slice(2));
+  const command = commandLine.kind === 'command' ? COMMAND_RUNNERS[commandLine.flag] : null;
   try {
     // A command run beside the service shares its embedded database instead of starting another.
     database = await openDatabase(settings, log, command !== null);

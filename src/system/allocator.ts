@@ -37,14 +37,11 @@ function usesGlibc(): boolean {
  * a one-off command): `node dist/main.js` then needs no variable or flag the operator must remember. This process stays as a small launcher (about
  * 7 MiB of its own; the code pages are the child's, shared): it passes SIGTERM, SIGINT and SIGHUP
  * on and exits with the child's code. The child stops when the launcher goes away (an IPC channel).
- * Returns false when the service should run here instead.
+ * Returns false when the service should run here instead (always for a one-off command, `oneOff`).
  */
-export function relaunchWithAllocatorSettings(): boolean {
+export function relaunchWithAllocatorSettings(oneOff: boolean): boolean {
   const missing = Object.entries(ALLOCATOR_ENVIRONMENT).filter(
     ([name]) => process.env[name] === undefined,
-  );
-  const oneOff = ['--create-owner', '--seed-demo', '--reseal-secrets'].some((flag) =>
-    process.argv.includes(flag),
   );
   const flags = hasSemiSpaceFlag() ? [] : [YOUNG_GENERATION_FLAG];
   if ((missing.length === 0 && flags.length === 0) || oneOff || !usesGlibc()) return false;
