@@ -59,7 +59,10 @@ describe('bot: subscription reminders', () => {
     ]);
     expect(remindersTo(ru)[0]).toMatch(/^Ваша подписка на VPN закончится через 3 дня/);
     const renew = w.buttons(w.sentTo(en.id, 'sendMessage').at(-1)!);
-    expect(renew).toEqual([{ text: 'Renew', callback_data: 'v1:plans' }]);
+    expect(renew).toEqual([
+      { text: 'Renew', callback_data: 'v1:plans' },
+      { text: 'Turn these messages off', callback_data: 'v1:warnings:off' },
+    ]);
 
     at(-0.5 * DAY);
     // Two instances at once: the advisory lock lets one send.

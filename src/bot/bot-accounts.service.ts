@@ -75,6 +75,16 @@ export class BotAccountsService {
     return this.chats.noteChat(tgId, languageCode);
   }
 
+  /** Turns the account's warnings and reminders on or off. */
+  setWarnings(tgId: number, on: boolean): Promise<void> {
+    return this.chats.setWarningsOff(String(tgId), !on);
+  }
+
+  /** Whether the account gets warnings and reminders. */
+  async warningsOn(tgId: number): Promise<boolean> {
+    return !(await this.chats.warningsOff(String(tgId)));
+  }
+
   /** Telegram answered 403 for this account, or it blocked the bot. */
   markUnreachable(tgId: number | string): Promise<void> {
     return this.chats.markUnreachable(String(tgId));

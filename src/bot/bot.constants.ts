@@ -21,6 +21,8 @@ export const WEBHOOK_ANSWER_WITHIN_MS = 5_000;
 
 /** Reminders per run, so one run stays short; the rest wait for the next run. */
 export const REMINDERS_BATCH = 200;
+/** A traffic warning not sent within this many hours (the bot was off) is not sent any more. */
+export const TRAFFIC_WARNING_HOURS = 24;
 /** An `ended` reminder is still sent this many days after the end (not for long-gone accounts). */
 export const ENDED_REMINDER_DAYS = 7;
 

@@ -14,6 +14,7 @@ import { ConnectComposer } from './composers/connect.composer';
 import { LoginComposer } from './composers/login.composer';
 import { PartnerComposer } from './composers/partner.composer';
 import { StartComposer } from './composers/start.composer';
+import { WarningsComposer } from './composers/warnings.composer';
 import { RemindersService } from './reminders.service';
 import { TelegramBot } from './telegram-bot';
 
@@ -31,6 +32,7 @@ import { TelegramBot } from './telegram-bot';
     BuyComposer,
     PartnerComposer,
     ConnectComposer,
+    WarningsComposer,
     TelegramBot,
     RemindersService,
   ],

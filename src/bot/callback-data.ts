@@ -12,6 +12,8 @@ export const CALLBACK = {
   paid: (invoiceId: string) => `v1:paid:${invoiceId}`,
   loginConfirm: (code: string) => `v1:login:ok:${code}`,
   loginCancel: (code: string) => `v1:login:no:${code}`,
+  /** Warnings and reminders off, or on again. */
+  warnings: (on: boolean) => `v1:warnings:${on ? 'on' : 'off'}`,
 } as const;
 
 const PLAN = '[a-z0-9_-]{1,32}';
@@ -25,6 +27,7 @@ export const CALLBACK_PATTERN = {
   buy: new RegExp(`^v1:buy:(${PLAN}):(ton-${CURRENCY}|card-${CURRENCY}|stars)$`),
   paid: /^v1:paid:([0-9a-f-]{36})$/,
   login: /^v1:login:(ok|no):([A-Za-z0-9_-]{10,64})$/,
+  warnings: /^v1:warnings:(on|off)$/,
 } as const;
 
 /** A payment method on the choice screen: TON or card priced in a currency, or Stars. */

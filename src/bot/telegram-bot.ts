@@ -21,6 +21,7 @@ import { ConnectComposer } from './composers/connect.composer';
 import { LoginComposer } from './composers/login.composer';
 import { PartnerComposer } from './composers/partner.composer';
 import { StartComposer } from './composers/start.composer';
+import { WarningsComposer } from './composers/warnings.composer';
 import { type BotContext, createI18n } from './i18n';
 import { type ApiSignal, Polling } from './polling';
 
@@ -55,6 +56,7 @@ export class TelegramBot implements OnApplicationBootstrap, OnModuleDestroy {
     private readonly buy: BuyComposer,
     private readonly partner: PartnerComposer,
     private readonly connect: ConnectComposer,
+    private readonly warnings: WarningsComposer,
     private readonly metrics: Metrics,
   ) {}
 
@@ -148,6 +150,7 @@ export class TelegramBot implements OnApplicationBootstrap, OnModuleDestroy {
       this.buy.composer,
       this.partner.composer,
       this.connect.composer,
+      this.warnings.composer,
     );
     bot.on('callback_query:data', (ctx) =>
       ctx.answerCallbackQuery({ text: ctx.t('button-stale') }),

@@ -57,6 +57,13 @@ reminder-3d = Your VPN subscription ends in 3 days, on { $until }.
 reminder-1d = Your VPN subscription ends tomorrow, on { $until }.
 reminder-ended = Your VPN subscription ended on { $until }.
 reminder-renew = Renew
+warning-traffic80 = You have used 80% of your VPN traffic for this period.
+warning-traffic100 = You have used all of your VPN traffic for this period: the VPN stops until it starts again or you buy a plan.
+warning-resets = Your traffic starts again from zero on { $at }.
+warnings-off-button = Turn these messages off
+warnings-on-button = Turn these messages on
+warnings-on = You get messages when your traffic reaches 80% and 100% and before your subscription ends.
+warnings-off = Messages about your traffic and your subscription's end are off.
 
 partner-area = Your partner area: earnings, withdrawals and your partner link.
 
