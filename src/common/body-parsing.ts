@@ -7,7 +7,8 @@ import express, {
 import type { Settings } from '../config/settings';
 import { ByteBudget } from './byte-budget';
 import { errorBody } from './error-body';
-import { MAX_INPUT_ENTRIES, rejectHostileInput } from './hostile-input';
+import { MAX_INPUT_DEPTH, MAX_INPUT_ENTRIES, rejectHostileInput } from './hostile-input';
+import { type JsonShapeLimits, jsonShapeProblem } from './json-shape';
 
 /**
  * Routes that take a large body, with their own byte limit (BODY_LIMIT_LARGE) and entry budget: a
@@ -20,9 +21,16 @@ export const LARGE_BODY_ROUTES: readonly string[] = ['/api/v1/internal/traffic']
 export const MAX_LARGE_INPUT_ENTRIES = 100_000;
 
 /**
- * JSON body parsing with a byte limit per route, then the hostile-input check with an entry budget
- * per route; both run before any transformation or validation. Compressed bodies are refused (415):
- * no client of this API compresses requests, and inflating is an attacker's lever.
+ * Nesting the raw-text count refuses unparsed. Twice the parsed check's MAX_INPUT_DEPTH: a body
+ * between the two is cheap to parse, and the parsed check's answer names the field that nests.
+ */
+export const MAX_SCANNED_DEPTH = 2 * MAX_INPUT_DEPTH;
+
+/**
+ * JSON body parsing with a byte limit per route, a count of the raw text's nesting and entries
+ * against the route's budget before anything is built (`json-shape.ts`), then the hostile-input
+ * check of the parsed value; all run before any transformation or validation. Compressed bodies are
+ * refused (415): no client of this API compresses requests, and inflating is an attacker's lever.
  */
 export function bodyParsing(
   settings: Settings,
@@ -36,8 +44,14 @@ export function bodyParsing(
   /** Decided once per request by `parse`, before the body is read. */
   const large = new WeakSet<Request>();
   const isLarge = (request: Request): boolean => large.has(request);
-  const small = jsonBody(settings.bodyLimit);
-  const largeParser = jsonBody(settings.bodyLimitLarge);
+  const small = jsonBody(settings.bodyLimit, {
+    maxDepth: MAX_SCANNED_DEPTH,
+    maxEntries: MAX_INPUT_ENTRIES,
+  });
+  const largeParser = jsonBody(settings.bodyLimitLarge, {
+    maxDepth: MAX_SCANNED_DEPTH,
+    maxEntries: MAX_LARGE_INPUT_ENTRIES,
+  });
   const smallBytes = sizeInBytes(settings.bodyLimit);
   const largeBytes = sizeInBytes(settings.bodyLimitLarge);
   // A burst of 50 full reports read and parsed at once took about 45 MiB more resident memory.
@@ -69,13 +83,29 @@ export function bodyParsing(
   ];
 }
 
-/** Reads and parses a JSON body of at most `limit` (as BODY_LIMIT writes it); errors go to `next`. */
-export function jsonBody(limit: string): RequestHandler {
+/** The body parser's error type of a body refused by its shape, before it was parsed. */
+const SHAPE_REFUSED = 'entity.shape.refused';
+
+/**
+ * Reads a JSON body of at most `limit` (as BODY_LIMIT writes it), counts its nesting and entries
+ * against `shape` and only then parses it; errors go to `next`.
+ */
+export function jsonBody(limit: string, shape: JsonShapeLimits): RequestHandler {
   return express.json({
     limit,
     strict: true,
     inflate: false,
     type: ['application/json', 'application/*+json'],
+    // Called with the raw bytes before JSON.parse; what it throws is the request's error.
+    verify: (_request, _response, raw) => {
+      const problem = jsonShapeProblem(raw, shape);
+      if (problem === null) return;
+      const message =
+        problem === 'too-deep'
+          ? `is nested deeper than ${shape.maxDepth} levels`
+          : `holds more than ${shape.maxEntries} fields and elements`;
+      throw Object.assign(new Error(message), { status: 400, type: SHAPE_REFUSED });
+    },
   });
 }
 
@@ -106,7 +136,7 @@ function refusedUpFront(request: Request, limit: number): { status: number; type
  * body with the request id, never an HTML page or a 500.
  */
 const bodyParserErrors: ErrorRequestHandler = (
-  error: { type?: string; status?: number },
+  error: { type?: string; status?: number; message?: string },
   request,
   res,
   next,
@@ -116,10 +146,22 @@ const bodyParserErrors: ErrorRequestHandler = (
     typeof error.status === 'number' && error.status >= 400 && error.status < 500
       ? error.status
       : 400;
-  refuse(request, res, status, error.type);
+  refuse(
+    request,
+    res,
+    status,
+    error.type,
+    error.type === SHAPE_REFUSED ? error.message : undefined,
+  );
 };
 
-function refuse(request: Request, res: Response, status: number, type: string | undefined): void {
+function refuse(
+  request: Request,
+  res: Response,
+  status: number,
+  type: string | undefined,
+  shapeMessage?: string,
+): void {
   const code =
     status === 413
       ? 'PAYLOAD_TOO_LARGE'
@@ -127,17 +169,20 @@ function refuse(request: Request, res: Response, status: number, type: string | 
         ? 'UNSUPPORTED_MEDIA_TYPE'
         : 'VALIDATION_FAILED';
   const message =
-    type === 'entity.parse.failed'
-      ? 'request body is not valid JSON'
-      : status === 413
-        ? 'request body is too large'
-        : type === 'encoding.unsupported'
-          ? 'compressed request bodies (Content-Encoding) are not accepted'
-          : 'request body could not be read';
+    shapeMessage !== undefined
+      ? `request body ${shapeMessage}`
+      : type === 'entity.parse.failed'
+        ? 'request body is not valid JSON'
+        : status === 413
+          ? 'request body is too large'
+          : type === 'encoding.unsupported'
+            ? 'compressed request bodies (Content-Encoding) are not accepted'
+            : 'request body could not be read';
   // The rest of a refused body may be unread: the connection cannot carry another request.
   if (status === 413 || status === 415) res.setHeader('Connection', 'close');
   // A 400 is a validation failure like any other: its `details` name what failed, the body.
-  const details = status === 400 ? [{ field: 'body', message }] : undefined;
+  const details =
+    status === 400 ? [{ field: 'body', message: shapeMessage ?? message }] : undefined;
   res
     .status(status)
     .json(
