@@ -220,6 +220,31 @@ describe('plans: traffic resets each period, once, across instances (issue 45)',
     expect(await resetsOf(daily)).toHaveLength(3 * Math.min(days, 2));
   });
 
+  it('a user over the limit before the reset is admitted again after it (the agent asks validate)', async () => {
+    await t.dataSource.query(
+      `UPDATE nodes SET status = 'online', provision_state = 'ready' WHERE id = $1`,
+      [nodeId],
+    );
+    await savePlan('daily-admit', { traffic_reset: 'day' }).expect(200);
+    const [user] = await overLimitSubscribers('daily-admit', 1);
+    const admission = async () => {
+      const routing = await t.http().get('/api/v1/nodes/routing').set(user.bearer).expect(200);
+      const [entry] = routing.body as { node_id: string; session_token: string }[];
+      const answer = await t
+        .http()
+        .post('/api/v1/internal/validate')
+        .set('X-Internal-Secret', t.settings.internalSecret)
+        .send({ token: entry.session_token, node_id: entry.node_id })
+        .expect(200);
+      return answer.body as { valid: boolean; reason?: string };
+    };
+    expect(await admission()).toEqual({ valid: false, reason: 'traffic_exceeded' });
+    const midnight = nextResetAfter('day', 1, null, new Date())!;
+    clockAt(new Date(midnight.getTime() + 1000));
+    await run();
+    expect(await admission()).toMatchObject({ valid: true, traffic_used_bytes: 0 });
+  });
+
   it('a subscription that ended is not reset, and leaves the job', async () => {
     await savePlan('daily-short', { traffic_reset: 'day', duration_days: 1 }).expect(200);
     const [user] = await overLimitSubscribers('daily-short', 1);
