@@ -75,14 +75,25 @@ function SubscriptionCard({ user }: { user: User }) {
               <Text>
                 {t('account.plan')}: <strong>{sub.plan_name}</strong>
               </Text>
-              <Badge variant="dot" color={sub.active ? 'green' : 'gray'}>
-                {sub.active ? t('account.active') : t('account.expired')}
+              <Badge
+                variant="dot"
+                color={sub.active ? 'green' : sub.waiting_first_use ? 'yellow' : 'gray'}
+              >
+                {sub.active
+                  ? t('account.active')
+                  : sub.waiting_first_use
+                    ? t('account.waiting')
+                    : t('account.expired')}
               </Badge>
             </Group>
-            <Text>
-              {t('account.ends')}: <time dateTime={sub.expires_at}>{date(sub.expires_at)}</time>
-              {sub.active && ` · ${t('account.daysLeft', { days: daysLeft })}`}
-            </Text>
+            {sub.waiting_first_use ? (
+              <Text>{t('account.waitingNote')}</Text>
+            ) : (
+              <Text>
+                {t('account.ends')}: <time dateTime={sub.expires_at}>{date(sub.expires_at)}</time>
+                {sub.active && ` · ${t('account.daysLeft', { days: daysLeft })}`}
+              </Text>
+            )}
           </>
         ) : (
           <Text>{t('account.noSubscription')}</Text>
@@ -115,7 +126,7 @@ function SubscriptionCard({ user }: { user: User }) {
 }
 
 function TrafficCard({ user }: { user: User }) {
-  const { t, bytes } = useI18n();
+  const { t, bytes, date } = useI18n();
   const { limit_bytes: limit, used_bytes: used } = user.traffic;
   const percent = limit > 0 ? Math.min(100, (used / limit) * 100) : 0;
   return (
@@ -131,6 +142,13 @@ function TrafficCard({ user }: { user: User }) {
           aria-label={t('account.trafficBar')}
         />
         <Text>{t('account.trafficUsed', { used: bytes(used), limit: bytes(limit) })}</Text>
+        {user.traffic.resets_at && (
+          <Text>
+            <time dateTime={user.traffic.resets_at}>
+              {t('account.resetsAt', { date: date(user.traffic.resets_at) })}
+            </time>
+          </Text>
+        )}
       </Stack>
     </Card>
   );

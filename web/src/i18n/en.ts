@@ -49,6 +49,10 @@ export const en = {
   'account.daysLeft': '{days} days left',
   'account.expired': 'Ended',
   'account.active': 'Active',
+  'account.waiting': 'Waiting for first connection',
+  'account.waitingNote':
+    'Your days begin when you first connect, so none are used while you set the app up.',
+  'account.resetsAt': 'Starts again from zero on {date}',
   'account.buy': 'See plans',
   'account.traffic': 'Traffic',
   'account.trafficUsed': '{used} of {limit} used',

@@ -48,6 +48,10 @@ export const ru: Record<MessageKey, string> = {
   'account.daysLeft': 'Осталось дней: {days}',
   'account.expired': 'Закончилась',
   'account.active': 'Активна',
+  'account.waiting': 'Ждёт первого подключения',
+  'account.waitingNote':
+    'Дни подписки начнутся с первого подключения: пока вы настраиваете приложение, они не идут.',
+  'account.resetsAt': 'Начнётся заново с нуля {date}',
   'account.buy': 'К тарифам',
   'account.traffic': 'Трафик',
   'account.trafficUsed': 'Использовано {used} из {limit}',
