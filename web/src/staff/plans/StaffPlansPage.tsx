@@ -7,6 +7,7 @@ import {
   Group,
   Modal,
   NumberInput,
+  Select,
   Stack,
   Switch,
   Table,
@@ -33,6 +34,9 @@ const CURRENCY = /^[A-Z]{3}$/;
 const GB = 1024 ** 3;
 /** The most devices a plan may allow (the service's rule; the least is 1). */
 const DEVICE_LIMIT_MAX = 20;
+/** When a plan's used traffic starts again from zero (the contract's `traffic_reset`). */
+const TRAFFIC_RESETS = ['none', 'day', 'week', 'month', 'rolling_month'] as const;
+type TrafficReset = (typeof TRAFFIC_RESETS)[number];
 
 /** Every plan (staff guard), on sale or not; creating, editing, activating and deactivating. */
 export function StaffPlansPage() {
@@ -111,6 +115,10 @@ function bodyOf(plan: Plan, active: boolean): PlanBody {
     traffic_limit_bytes: plan.traffic_limit_bytes,
     prices: plan.prices,
     device_limit: plan.device_limit,
+    traffic_reset: plan.traffic_reset,
+    reset_day: plan.reset_day,
+    starts: plan.starts,
+    on_hold_max_days: plan.on_hold_max_days,
     active,
   };
 }
@@ -248,6 +256,10 @@ function PlanForm({
   );
   // Empty for a new plan: the service gives it its DEVICE_LIMIT_DEFAULT.
   const [devices, setDevices] = useState<number | string>(plan?.device_limit ?? '');
+  const [reset, setReset] = useState<TrafficReset>(plan?.traffic_reset ?? 'none');
+  const [resetDay, setResetDay] = useState<number | string>(plan?.reset_day ?? 1);
+  const [firstUse, setFirstUse] = useState(plan?.starts === 'on_first_use');
+  const [holdDays, setHoldDays] = useState<number | string>(plan?.on_hold_max_days ?? 30);
   const [active, setActive] = useState(plan?.active ?? true);
   const [prices, setPrices] = useState<PriceRow[]>(
     plan
@@ -281,6 +293,19 @@ function PlanForm({
         devices > DEVICE_LIMIT_MAX)
     )
       return { problem: t('console.plans.badDevices') };
+    if (
+      reset === 'month' &&
+      (typeof resetDay !== 'number' || !Number.isInteger(resetDay) || resetDay < 1 || resetDay > 28)
+    )
+      return { problem: t('console.plans.badResetDay') };
+    if (
+      firstUse &&
+      (typeof holdDays !== 'number' ||
+        !Number.isInteger(holdDays) ||
+        holdDays < 1 ||
+        holdDays > 365)
+    )
+      return { problem: t('console.plans.badHoldDays') };
     if (prices.length === 0) return { problem: t('console.plans.noPrices') };
     const map: Record<string, string> = {};
     for (const row of prices) {
@@ -297,6 +322,10 @@ function PlanForm({
         traffic_limit_bytes: Math.round(limitGb * GB),
         prices: map,
         ...(typeof devices === 'number' ? { device_limit: devices } : {}),
+        traffic_reset: reset,
+        ...(reset === 'month' && typeof resetDay === 'number' ? { reset_day: resetDay } : {}),
+        starts: firstUse ? 'on_first_use' : 'on_purchase',
+        ...(firstUse && typeof holdDays === 'number' ? { on_hold_max_days: holdDays } : {}),
         active,
       },
     };
@@ -359,6 +388,43 @@ function PlanForm({
           allowDecimal={false}
           required={plan !== undefined}
         />
+        <Select
+          label={t('console.plans.reset')}
+          data={TRAFFIC_RESETS.map((value) => ({
+            value,
+            label: t(`console.plans.reset.${value}`),
+          }))}
+          value={reset}
+          onChange={(value) => setReset((value as TrafficReset | null) ?? 'none')}
+          allowDeselect={false}
+        />
+        {reset === 'month' && (
+          <NumberInput
+            label={t('console.plans.resetDay')}
+            value={resetDay}
+            onChange={setResetDay}
+            min={1}
+            max={28}
+            allowDecimal={false}
+            required
+          />
+        )}
+        <Switch
+          label={t('console.plans.firstUse')}
+          checked={firstUse}
+          onChange={(event) => setFirstUse(event.currentTarget.checked)}
+        />
+        {firstUse && (
+          <NumberInput
+            label={t('console.plans.holdDays')}
+            value={holdDays}
+            onChange={setHoldDays}
+            min={1}
+            max={365}
+            allowDecimal={false}
+            required
+          />
+        )}
         <fieldset style={{ border: 0, padding: 0, margin: 0 }}>
           <Text component="legend" fw={500} size="sm" mb={4}>
             {t('console.plans.prices')}
