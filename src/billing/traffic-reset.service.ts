@@ -6,7 +6,7 @@ import { UserTrafficRepository } from '../users/user-traffic.repository';
 import { Clock } from './clock';
 
 /** Users per statement of the reset job: each batch is one short transaction. */
-export const TRAFFIC_RESET_BATCH = 5_000;
+export const TRAFFIC_RESET_BATCH = 1_000;
 
 export interface TrafficResetReport {
   /** False when another instance was running it. */

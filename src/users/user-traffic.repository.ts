@@ -130,6 +130,33 @@ export const ADD_TRAFFIC_SQL = `WITH added AS (
 const atMostBigintMax = (bytes: bigint): bigint => (bytes > BIGINT_MAX ? BIGINT_MAX : bytes);
 
 /**
+ * One batch of the reset job (`UserTrafficRepository.resetDue`): `$1` the service's clock,
+ * `$2` the most users it takes.
+ */
+export const RESET_DUE_SQL = `WITH due AS (
+         SELECT u.id, u.traffic_used_bytes AS before, u.traffic_reset_at AS period_start,
+                u.subscription_expires_at > $1::timestamptz AS running,
+                ${nextResetSql('p.traffic_reset', 'p.reset_day', RESET_ANCHOR_SQL, '$1::timestamptz')} AS next_at
+           FROM users u LEFT JOIN plans p ON p.name = u.plan_name
+          WHERE u.traffic_reset_at <= $1::timestamptz
+          ORDER BY u.traffic_reset_at LIMIT $2
+          FOR NO KEY UPDATE OF u SKIP LOCKED
+       ), reset AS (
+         UPDATE users u
+            SET traffic_used_bytes = CASE WHEN d.running AND d.next_at IS NOT NULL THEN 0
+                                          ELSE u.traffic_used_bytes END,
+                traffic_reset_at = CASE WHEN d.running THEN d.next_at END
+           FROM due d WHERE u.id = d.id
+         RETURNING u.id, d.before, d.period_start, d.running AND d.next_at IS NOT NULL AS done
+       ), recorded AS (
+         INSERT INTO traffic_resets (user_id, period_start, bytes_before, reset_at)
+         SELECT id, period_start, before, $1::timestamptz FROM reset WHERE done
+         ON CONFLICT DO NOTHING RETURNING 1
+       )
+       SELECT (SELECT count(*) FROM reset)::int AS picked,
+              (SELECT count(*) FROM recorded)::int AS reset`;
+
+/**
  * Users' traffic, in their own columns: the counters the proxy's reports add to, the per-user
  * limit override, and the standings the proxy reads (the rule is `traffic-limit.ts`). Statements
  * run in the caller's transaction, when there is one.
@@ -273,32 +300,7 @@ export class UserTrafficRepository {
    * restarted halfway resets nobody twice.
    */
   async resetDue(now: Date, batch: number): Promise<ResetBatch> {
-    const [row] = await sqlRows<ResetBatch>(
-      this.txHost.tx,
-      `WITH due AS (
-         SELECT u.id, u.traffic_used_bytes AS before, u.traffic_reset_at AS period_start,
-                u.subscription_expires_at > $1::timestamptz AS running,
-                ${nextResetSql('p.traffic_reset', 'p.reset_day', RESET_ANCHOR_SQL, '$1::timestamptz')} AS next_at
-           FROM users u LEFT JOIN plans p ON p.name = u.plan_name
-          WHERE u.traffic_reset_at <= $1::timestamptz
-          ORDER BY u.traffic_reset_at LIMIT $2
-          FOR NO KEY UPDATE OF u SKIP LOCKED
-       ), reset AS (
-         UPDATE users u
-            SET traffic_used_bytes = CASE WHEN d.running AND d.next_at IS NOT NULL THEN 0
-                                          ELSE u.traffic_used_bytes END,
-                traffic_reset_at = CASE WHEN d.running THEN d.next_at END
-           FROM due d WHERE u.id = d.id
-         RETURNING u.id, d.before, d.period_start, d.running AND d.next_at IS NOT NULL AS done
-       ), recorded AS (
-         INSERT INTO traffic_resets (user_id, period_start, bytes_before, reset_at)
-         SELECT id, period_start, before, $1::timestamptz FROM reset WHERE done
-         ON CONFLICT DO NOTHING RETURNING 1
-       )
-       SELECT (SELECT count(*) FROM reset)::int AS picked,
-              (SELECT count(*) FROM recorded)::int AS reset`,
-      [now, batch],
-    );
+    const [row] = await sqlRows<ResetBatch>(this.txHost.tx, RESET_DUE_SQL, [now, batch]);
     return row;
   }
 }
