@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import { type DataSourceOptions } from 'typeorm';
+import { DeadlineClient } from './deadline-client';
 import { ENTITIES } from './entities';
 import { loadMigrations } from './migrations';
 import { withoutNamedStatements } from './sql';
@@ -16,6 +17,18 @@ const DEFAULT_POOL_WAIT_MS = 30_000;
  * while the job works on other connections.
  */
 export const IDLE_IN_TRANSACTION_TIMEOUT_MS = 300_000;
+
+/**
+ * How much longer than `statement_timeout` the client waits for an answer before it gives up on
+ * its own: the server's timeout, which also frees the server, fires first when the server can
+ * answer; this one ends the wait when it cannot (stopped, frozen, a network cut).
+ */
+export const QUERY_DEADLINE_MARGIN_MS = 1_000;
+
+/** The client-side deadline of each query: none when statements are not bounded (the CLI). */
+export function queryDeadlineMs(statementTimeoutMs = 0): number | undefined {
+  return statementTimeoutMs > 0 ? statementTimeoutMs + QUERY_DEADLINE_MARGIN_MS : undefined;
+}
 
 /** What `DATABASE_URL` points at (the `DB_POOLER` setting). */
 export type DbPooler = 'none' | 'pgbouncer';
@@ -60,7 +73,10 @@ export function sessionParameters({
  * query's wait for a connection: a free one from the pool (a burst of traffic reports queues here
  * instead of failing; statements held by a lock keep every connection busy) or a new one from a
  * server that does not answer (a network cut; a stopped server refuses at once). Past it the query
- * fails, and the request is answered 503, instead of waiting out the lock. Behind a pooler
+ * fails, and the request is answered 503, instead of waiting out the lock. A query already sent
+ * ends at `queryDeadlineMs` whatever the server does (it is answered 503 too), and its connection
+ * is closed (`DeadlineClient`), so a request waits at most DB_POOL_WAIT_MS for a connection plus
+ * that deadline per statement. Behind a pooler
  * (`pooler`), the data source is marked so that `preparedRows` names no statement.
  */
 export function dataSourceOptions(
@@ -85,6 +101,12 @@ export function dataSourceOptions(
       keepAlive: true,
       keepAliveInitialDelayMillis: 10_000,
       ...sessionParameters(connection),
+      ...(queryDeadlineMs(connection.statementTimeoutMs) === undefined
+        ? {}
+        : {
+            query_timeout: queryDeadlineMs(connection.statementTimeoutMs),
+            Client: DeadlineClient,
+          }),
     },
     ...extra,
   } as DataSourceOptions;

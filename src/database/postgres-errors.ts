@@ -23,9 +23,12 @@ const UNREACHABLE_CODES = new Set([
   'EPIPE',
   'EHOSTUNREACH',
 ]);
-/** Messages of `pg` and `pg-pool` for a connection lost or not made in time. */
+/**
+ * Messages of `pg` and `pg-pool` for a connection lost or not made in time, or a query the server
+ * did not answer within the client's deadline (`query_timeout`, data-source.ts).
+ */
 const UNAVAILABLE_MESSAGES =
-  /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection is closed/i;
+  /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection is closed|Query read timeout/i;
 
 /** True when a query failed because PostgreSQL could not be reached or is restarting. */
 export function isDatabaseUnavailable(error: unknown): boolean {

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -9,7 +9,30 @@ export interface RestartablePostgres {
   url: string;
   stop(): Promise<void>;
   start(): Promise<void>;
+  /**
+   * Stops the server's processes with SIGSTOP: connections stay open and nothing answers, as
+   * when the server's machine hangs or the network drops packets.
+   */
+  freeze(): void;
+  /** SIGCONT to what `freeze` stopped. */
+  thaw(): void;
   close(): Promise<void>;
+}
+
+/** The postmaster's pid, from `postmaster.pid` somewhere under `dir`. */
+function postmasterPid(dir: string): number {
+  for (const entry of readdirSync(dir, { recursive: true, encoding: 'utf8' })) {
+    if (entry.endsWith('postmaster.pid')) {
+      return Number(readFileSync(join(dir, entry), 'utf8').split('\n')[0]);
+    }
+  }
+  throw new Error(`no postmaster.pid under ${dir}`);
+}
+
+/** `pid` and every process under it. */
+function processTree(pid: number): number[] {
+  const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim();
+  return [pid, ...(children === '' ? [] : children.split(' ').flatMap((c) => processTree(+c)))];
 }
 
 export async function startRestartablePostgres(): Promise<RestartablePostgres> {
@@ -29,6 +52,7 @@ export async function startRestartablePostgres(): Promise<RestartablePostgres> {
   };
   const send = (command: string) => child.stdin!.write(`${command}\n`);
   const { url } = await next('started');
+  let frozen: number[] = [];
   return {
     url: url!,
     async stop() {
@@ -39,7 +63,16 @@ export async function startRestartablePostgres(): Promise<RestartablePostgres> {
       send('start');
       await next('started');
     },
+    freeze() {
+      frozen = processTree(postmasterPid(dir));
+      for (const pid of frozen) process.kill(pid, 'SIGSTOP');
+    },
+    thaw() {
+      for (const pid of frozen) process.kill(pid, 'SIGCONT');
+      frozen = [];
+    },
     async close() {
+      if (frozen.length > 0) this.thaw();
       send('exit');
       await new Promise((done) => child.once('exit', done));
       rmSync(dir, { recursive: true, force: true });
