@@ -19,6 +19,7 @@ import { RoutingVersion0019 } from './0019-routing-version';
 import { NodeSecretVersion0020 } from './0020-node-secret-version';
 import { Devices0021 } from './0021-devices';
 import { PlanPeriods0022 } from './0022-plan-periods';
+import { StaffTotp0023 } from './0023-staff-totp';
 
 /** Every migration in order; the numbers in the file names are their order. */
 export const MIGRATIONS = [
@@ -43,4 +44,5 @@ export const MIGRATIONS = [
   NodeSecretVersion0020,
   Devices0021,
   PlanPeriods0022,
+  StaffTotp0023,
 ];

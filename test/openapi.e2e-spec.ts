@@ -119,9 +119,18 @@ const CONTRACT_ROUTES: readonly (readonly [string, string, number])[] = [
 
 /**
  * Documented routes the contract's tables have no row for: section 0 names the audit list; a
- * node's daily traffic is what the console's node chart reads.
+ * node's daily traffic is what the console's node chart reads; the second factor's routes.
  */
-const BEYOND_THE_TABLES = ['GET /admin/audit', 'GET /admin/nodes/{id}/traffic'];
+const BEYOND_THE_TABLES = [
+  'GET /admin/audit',
+  'GET /admin/nodes/{id}/traffic',
+  // Staff sign-in's second factor (issue 43): enrolment, and the owner's reset of another's.
+  'GET /auth/totp',
+  'POST /auth/totp/setup',
+  'POST /auth/totp/enable',
+  'POST /auth/totp/disable',
+  'POST /admin/users/{id}/totp/reset',
+];
 
 /** The contract's features the service does not serve yet: nodes, proxy, bot webhook. */
 const NOT_YET = /^\/(?:admin\/nodes|nodes\/|internal\/|bot\/)/;

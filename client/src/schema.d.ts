@@ -196,6 +196,86 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/auth/totp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["TotpController_status"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/totp/setup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["TotpController_setUp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/totp/enable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["TotpController_enable"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/totp/disable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["TotpController_disable"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/users/{id}/totp/reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["TotpController_reset"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/admin/users": {
         parameters: {
             query?: never;
@@ -1253,6 +1333,50 @@ export interface components {
             username: string;
             /** Format: password */
             password: string;
+            /**
+             * @description the authenticator code, for an account with a second factor
+             * @example 123456
+             */
+            totp_code?: string;
+            /**
+             * @description or one of its recovery codes
+             * @example abcde-fgh23
+             */
+            recovery_code?: string;
+        };
+        TotpStatusResponse: {
+            enabled: boolean;
+            recovery_codes_left: number;
+        };
+        TotpSetupResponse: {
+            /** @description base32, for typing into the app; also in the URI */
+            secret: string;
+            /** @description otpauth:// URI for the QR code */
+            otpauth_url: string;
+        };
+        TotpCodeRequest: {
+            /**
+             * @description the six digits the app shows now
+             * @example 123456
+             */
+            code: string;
+        };
+        RecoveryCodesResponse: {
+            /** @description each good once; shown only now */
+            recovery_codes: string[];
+        };
+        SecondFactorRequest: {
+            /** @example 123456 */
+            code?: string;
+            /**
+             * @description one of the recovery codes, once
+             * @example abcde-fgh23
+             */
+            recovery_code?: string;
+        };
+        ReasonRequest: {
+            /** @description kept in the audit log */
+            reason: string;
         };
         AdminUsersPage: {
             items: components["schemas"]["UserResponse"][];
@@ -1308,10 +1432,6 @@ export interface components {
             days: number;
             /** @description the subscription's plan when the user has none running (default `manual`) */
             plan_name?: string;
-        };
-        ReasonRequest: {
-            /** @description kept in the audit log */
-            reason: string;
         };
         StaffPasswordRequest: {
             /** Format: password */
@@ -2162,6 +2282,18 @@ export interface components {
                 };
             };
         };
+        /** @description INVALID_CREDENTIALS, TOTP_REQUIRED, TOTP_INVALID */
+        Error401_INVALID_CREDENTIALS_TOTP_REQUIRED_TOTP_INVALID: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"] & {
+                    /** @enum {string} */
+                    code?: "INVALID_CREDENTIALS" | "TOTP_REQUIRED" | "TOTP_INVALID";
+                };
+            };
+        };
         /** @description REFRESH_INVALID, REFRESH_REUSED */
         Error401_REFRESH_INVALID_REFRESH_REUSED: {
             headers: {
@@ -2195,6 +2327,18 @@ export interface components {
                 "application/json": components["schemas"]["ErrorBody"] & {
                     /** @enum {string} */
                     code?: "UNAUTHENTICATED";
+                };
+            };
+        };
+        /** @description UNAUTHENTICATED, TOTP_INVALID */
+        Error401_UNAUTHENTICATED_TOTP_INVALID: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"] & {
+                    /** @enum {string} */
+                    code?: "UNAUTHENTICATED" | "TOTP_INVALID";
                 };
             };
         };
@@ -2905,11 +3049,157 @@ export interface operations {
                 };
             };
             400: components["responses"]["Error400_VALIDATION_FAILED"];
-            401: components["responses"]["Error401_INVALID_CREDENTIALS"];
+            401: components["responses"]["Error401_INVALID_CREDENTIALS_TOTP_REQUIRED_TOTP_INVALID"];
             403: components["responses"]["Error403_ORIGIN_REJECTED_ACCOUNT_BLOCKED"];
             413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
             415: components["responses"]["Error415_UNSUPPORTED_MEDIA_TYPE"];
             429: components["responses"]["Error429_RATE_LIMITED"];
+            500: components["responses"]["Error500_INTERNAL"];
+            503: components["responses"]["Error503_UPSTREAM_UNAVAILABLE"];
+        };
+    };
+    TotpController_status: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TotpStatusResponse"];
+                };
+            };
+            400: components["responses"]["Error400_VALIDATION_FAILED"];
+            401: components["responses"]["Error401_UNAUTHENTICATED"];
+            403: components["responses"]["Error403_FORBIDDEN_ACCOUNT_BLOCKED"];
+            500: components["responses"]["Error500_INTERNAL"];
+            503: components["responses"]["Error503_UPSTREAM_UNAVAILABLE"];
+        };
+    };
+    TotpController_setUp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description enabled by its first code */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TotpSetupResponse"];
+                };
+            };
+            400: components["responses"]["Error400_VALIDATION_FAILED"];
+            401: components["responses"]["Error401_UNAUTHENTICATED"];
+            403: components["responses"]["Error403_FORBIDDEN_ORIGIN_REJECTED_ACCOUNT_BLOCKED"];
+            409: components["responses"]["Error409_CONFLICT"];
+            413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["Error415_UNSUPPORTED_MEDIA_TYPE"];
+            500: components["responses"]["Error500_INTERNAL"];
+            503: components["responses"]["Error503_UPSTREAM_UNAVAILABLE"];
+        };
+    };
+    TotpController_enable: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TotpCodeRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecoveryCodesResponse"];
+                };
+            };
+            400: components["responses"]["Error400_VALIDATION_FAILED"];
+            401: components["responses"]["Error401_UNAUTHENTICATED"];
+            403: components["responses"]["Error403_FORBIDDEN_ORIGIN_REJECTED_ACCOUNT_BLOCKED"];
+            409: components["responses"]["Error409_CONFLICT"];
+            413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["Error415_UNSUPPORTED_MEDIA_TYPE"];
+            500: components["responses"]["Error500_INTERNAL"];
+            503: components["responses"]["Error503_UPSTREAM_UNAVAILABLE"];
+        };
+    };
+    TotpController_disable: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SecondFactorRequest"];
+            };
+        };
+        responses: {
+            /** @description with a current code or a recovery code */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["Error400_VALIDATION_FAILED"];
+            401: components["responses"]["Error401_UNAUTHENTICATED_TOTP_INVALID"];
+            403: components["responses"]["Error403_FORBIDDEN_ORIGIN_REJECTED_ACCOUNT_BLOCKED"];
+            409: components["responses"]["Error409_CONFLICT"];
+            413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["Error415_UNSUPPORTED_MEDIA_TYPE"];
+            500: components["responses"]["Error500_INTERNAL"];
+            503: components["responses"]["Error503_UPSTREAM_UNAVAILABLE"];
+        };
+    };
+    TotpController_reset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReasonRequest"];
+            };
+        };
+        responses: {
+            /** @description the account's second factor removed; audited */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["Error400_VALIDATION_FAILED"];
+            401: components["responses"]["Error401_UNAUTHENTICATED"];
+            403: components["responses"]["Error403_FORBIDDEN_ORIGIN_REJECTED_ACCOUNT_BLOCKED"];
+            404: components["responses"]["Error404_NO_USER"];
+            409: components["responses"]["Error409_CONFLICT"];
+            413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["Error415_UNSUPPORTED_MEDIA_TYPE"];
             500: components["responses"]["Error500_INTERNAL"];
             503: components["responses"]["Error503_UPSTREAM_UNAVAILABLE"];
         };

@@ -10,6 +10,10 @@ import { keysetPage, type Page, type PageQuery, pagePosition } from '../common/p
 /** Actions recorded so far; other features add theirs. */
 export const AUDIT_ACTIONS = {
   staffCreated: 'staff.created',
+  totpEnabled: 'staff.totp_enabled',
+  totpDisabled: 'staff.totp_disabled',
+  totpReset: 'staff.totp_reset',
+  recoveryCodeUsed: 'staff.recovery_code_used',
   nodeAccessChanged: 'user.node_access_changed',
   trafficLimitChanged: 'user.traffic_limit_changed',
   defaultTrafficLimitChanged: 'settings.traffic_limit_default_changed',

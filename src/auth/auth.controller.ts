@@ -153,7 +153,7 @@ export class AuthController {
 
   @Public()
   @RateLimited(...STAFF_LOGIN)
-  @Answers('INVALID_CREDENTIALS', 'ACCOUNT_BLOCKED')
+  @Answers('INVALID_CREDENTIALS', 'ACCOUNT_BLOCKED', 'TOTP_REQUIRED', 'TOTP_INVALID')
   @Post('admin/login')
   @HttpCode(200)
   @ApiOkResponse({ type: UserEnvelope })
@@ -162,7 +162,10 @@ export class AuthController {
     @Req() request: Request,
     @Cookies() cookies: CookieWriter,
   ): Promise<UserEnvelope> {
-    const { user, session } = await this.auth.loginStaff(body.username, body.password);
+    const { user, session } = await this.auth.loginStaff(body.username, body.password, {
+      code: body.totp_code,
+      recoveryCode: body.recovery_code,
+    });
     this.devices.remember(
       cookies,
       request.cookies as Record<string, unknown> | undefined,

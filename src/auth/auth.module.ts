@@ -4,6 +4,9 @@ import { PassportModule } from '@nestjs/passport';
 import { JwtAuthGuard } from '../common/auth/jwt-auth.guard';
 import { OriginGuard } from '../common/auth/origin.guard';
 import { ThrottlingModule } from '../common/throttling/throttling.module';
+import { AuditModule } from '../audit/audit.module';
+import { SecretBox, secretBoxFactory } from '../common/secret-box';
+import { SETTINGS } from '../config/settings.module';
 import { UsersModule } from '../users/users.module';
 import { AuthController } from './auth.controller';
 import { AuthRepository } from './auth.repository';
@@ -12,19 +15,25 @@ import { JwtStrategy } from './jwt.strategy';
 import { SessionsService } from './sessions.service';
 import { StaffDevices } from './staff-devices';
 import { STAFF_LOGIN_TRACKERS } from './staff-login-throttles';
+import { TotpController } from './totp.controller';
+import { TotpRepository } from './totp.repository';
+import { TotpService } from './totp.service';
 
 /**
  * Accounts' sign-in and sessions (seed, Telegram, staff password), the staff sign-in throttles'
  * trackers, and the global guards every route passes: the origin check, then authentication.
  */
 @Module({
-  imports: [PassportModule, ThrottlingModule, UsersModule],
-  controllers: [AuthController],
+  imports: [PassportModule, ThrottlingModule, UsersModule, AuditModule],
+  controllers: [AuthController, TotpController],
   providers: [
     AuthRepository,
     AuthService,
     SessionsService,
     StaffDevices,
+    TotpRepository,
+    TotpService,
+    { provide: SecretBox, useFactory: secretBoxFactory, inject: [SETTINGS] },
     ...STAFF_LOGIN_TRACKERS,
     JwtStrategy,
     // Order matters: the origin check runs before authentication and before any rule of the route.

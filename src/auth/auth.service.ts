@@ -13,6 +13,7 @@ import { hashPassword, needsRehash, verifyPassword } from './passwords';
 import { generateSeed, hashSeed } from './seeds';
 import { type IssuedSession, SessionsService } from './sessions.service';
 import { verifyWidget } from './telegram-widget';
+import { type SecondFactor, TotpService } from './totp.service';
 
 export const LOGIN_CODE_TTL_S = 10 * 60;
 export const BOOTSTRAP_TOKEN_TTL_S = 5 * 60;
@@ -40,6 +41,7 @@ export class AuthService {
     private readonly repository: AuthRepository,
     private readonly sessions: SessionsService,
     private readonly limiter: RateLimiter,
+    private readonly totp: TotpService,
     @Inject(SETTINGS) private readonly settings: Settings,
   ) {}
 
@@ -70,6 +72,7 @@ export class AuthService {
   async loginStaff(
     username: string,
     password: string,
+    factor: SecondFactor = {},
   ): Promise<{ user: User; session: IssuedSession }> {
     const user = await this.users.findByUsername(username.toLowerCase());
     const storedHash = user?.role ? user.passwordHash : null;
@@ -81,6 +84,8 @@ export class AuthService {
     const ok = await verifyPassword(storedHash, password);
     if (!ok || !user || !storedHash)
       throw new AppError('INVALID_CREDENTIALS', 'wrong username or password');
+    // The second factor only after the password: a code alone says nothing of who is asking.
+    await this.totp.checkSignIn(user.id, factor);
     if (needsRehash(storedHash))
       await this.users.updatePasswordHash(user.id, await hashPassword(password));
     return { user, session: await this.sessions.start(user) };

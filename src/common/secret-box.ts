@@ -68,3 +68,9 @@ export class SecretBox {
     }
   }
 }
+
+/** The SecretBox of DATA_ENCRYPTION_KEY (and the previous keys), as a module provides it. */
+export const secretBoxFactory = (settings: {
+  dataEncryptionKey: string;
+  dataEncryptionKeyPrevious: readonly string[];
+}): SecretBox => new SecretBox(settings.dataEncryptionKey, settings.dataEncryptionKeyPrevious);

@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { AuditModule } from '../audit/audit.module';
 import { HostResolver } from '../common/host-resolver';
-import { SecretBox } from '../common/secret-box';
+import { SecretBox, secretBoxFactory } from '../common/secret-box';
 import { type Settings } from '../config/settings';
 import { SETTINGS } from '../config/settings.module';
 import { UsersModule } from '../users/users.module';
@@ -33,12 +33,7 @@ import { SessionTokens } from './session-token';
     NodeSecretLookup,
     InternalCallers,
     { provide: NodeShell, useClass: SshNodeShell },
-    {
-      provide: SecretBox,
-      useFactory: (settings: Settings) =>
-        new SecretBox(settings.dataEncryptionKey, settings.dataEncryptionKeyPrevious),
-      inject: [SETTINGS],
-    },
+    { provide: SecretBox, useFactory: secretBoxFactory, inject: [SETTINGS] },
     {
       provide: SessionTokens,
       useFactory: (settings: Settings) => new SessionTokens(settings.proxyTokenSecret),

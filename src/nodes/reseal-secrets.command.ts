@@ -3,18 +3,22 @@ import { type TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adap
 import { SecretBox, UnopenableSecret } from '../common/secret-box';
 import { type Settings } from '../config/settings';
 import { startCommandContext } from '../database/command-context';
+import { TotpRepository } from '../auth/totp.repository';
 import { NodesRepository } from './nodes.repository';
 
 /**
  * `node dist/main.js --reseal-secrets`: after DATA_ENCRYPTION_KEY changed (the old key in
  * DATA_ENCRYPTION_KEY_PREVIOUS), seals every node's sealed values (SSH and REALITY private keys, the
- * agent's TLS key and the node's own secret) under the current key, in one transaction, so the
- * previous key can then be dropped. Returns the exit code; a value
+ * agent's TLS key and the node's own secret) and every staff account's second-factor secret under
+ * the current key, in one transaction, so the previous key can then be dropped. Returns the exit code; a value
  * that no given key opens changes nothing and names the setting to fix.
  */
 export async function runResealSecrets(settings: Settings, databaseUrl: string): Promise<number> {
   const box = new SecretBox(settings.dataEncryptionKey, settings.dataEncryptionKeyPrevious);
-  const context = await startCommandContext(settings, databaseUrl, [NodesRepository]);
+  const context = await startCommandContext(settings, databaseUrl, [
+    NodesRepository,
+    TotpRepository,
+  ]);
   try {
     const nodes = context.get(NodesRepository);
     const txHost = context.get<TransactionHost<TransactionalAdapterTypeOrm>>(TransactionHost);
@@ -36,10 +40,17 @@ export async function runResealSecrets(settings: Settings, databaseUrl: string):
         });
         resealed += 1;
       }
-      return { resealed, total: all.length };
+      const totp = context.get(TotpRepository);
+      let factors = 0;
+      for (const { userId, secretEnc } of await totp.lockAllSecrets()) {
+        if (box.isCurrent(secretEnc)) continue;
+        await totp.replaceSecret(userId, box.seal(box.open(secretEnc)));
+        factors += 1;
+      }
+      return { resealed, total: all.length, factors };
     });
     process.stdout.write(
-      `resealed the keys of ${counts.resealed} of ${counts.total} nodes under the current DATA_ENCRYPTION_KEY\n`,
+      `resealed the keys of ${counts.resealed} of ${counts.total} nodes and ${counts.factors} staff second factors under the current DATA_ENCRYPTION_KEY\n`,
     );
     return 0;
   } catch (error) {

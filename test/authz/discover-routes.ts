@@ -4,6 +4,7 @@ import { API_PREFIX } from '../../src/app.factory';
 import { ANY_NODE, InternalSecretGuard } from '../../src/common/auth/internal-secret.guard';
 import { NoBodyGuard } from '../../src/common/no-body.guard';
 import {
+  AnyStaffGuard,
   NodeManageGuard,
   OwnerGuard,
   PartnerGuard,
@@ -30,6 +31,7 @@ export type KnownGuardName =
   | 'support_staff'
   | 'node_manage'
   | 'partner'
+  | 'any_staff'
   | 'internal'
   | 'internal_any_node'
   | 'refresh_cookie';
@@ -40,6 +42,7 @@ const ACCESS_GUARDS = new Map<unknown, KnownGuardName>([
   [SupportStaffGuard, 'support_staff'],
   [NodeManageGuard, 'node_manage'],
   [PartnerGuard, 'partner'],
+  [AnyStaffGuard, 'any_staff'],
   [InternalSecretGuard, 'internal'],
 ]);
 

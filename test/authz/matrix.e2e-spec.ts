@@ -43,6 +43,8 @@ function passes(part: string, caller: Caller): boolean {
       return caller === 'owner' || caller === 'moderator_nodes';
     case 'partner':
       return caller === 'partner';
+    case 'any_staff':
+      return ['owner', 'moderator', 'moderator_nodes', 'support', 'partner'].includes(caller);
     case 'internal':
       // A node's secret passes only for its own node, which a call with `{}` does not name.
       return caller === 'internal_secret';
@@ -89,6 +91,7 @@ function refusal(guard: string, caller: Caller): Refusal {
     case 'support_staff':
     case 'node_manage':
     case 'partner':
+    case 'any_staff':
       return signedIn(caller)
         ? { statuses: [403], code: 'FORBIDDEN' }
         : { statuses: [401], code: 'UNAUTHENTICATED' };

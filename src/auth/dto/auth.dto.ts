@@ -11,6 +11,7 @@ import {
   Min,
 } from 'class-validator';
 import { UserResponse } from '../../users/dto/user.response';
+import { RECOVERY_CODE, TOTP_CODE } from './totp.dto';
 
 export class SeedLoginRequest {
   @ApiProperty({ example: 'k3f9-2m8q-…' })
@@ -91,6 +92,21 @@ export class AdminLoginRequest {
   @IsNotEmpty()
   @MaxLength(256)
   password: string;
+
+  @ApiPropertyOptional({
+    example: '123456',
+    description: 'the authenticator code, for an account with a second factor',
+  })
+  @IsOptional()
+  @IsString()
+  @Matches(TOTP_CODE, { message: 'must be the six digits the app shows' })
+  totp_code?: string;
+
+  @ApiPropertyOptional({ example: 'abcde-fgh23', description: 'or one of its recovery codes' })
+  @IsOptional()
+  @IsString()
+  @Matches(RECOVERY_CODE, { message: 'must be a recovery code (xxxxx-xxxxx)' })
+  recovery_code?: string;
 }
 
 export class UserEnvelope {

@@ -55,6 +55,14 @@ export class NodeManageGuard extends CallerGuard {
   }
 }
 
+/** Any staff role: owner, moderator, support, partner (the accounts that sign in with a password). */
+@Injectable()
+export class AnyStaffGuard extends CallerGuard {
+  protected allows(user: AuthUser): boolean {
+    return user.role !== null;
+  }
+}
+
 /** partner */
 @Injectable()
 export class PartnerGuard extends CallerGuard {
