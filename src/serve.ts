@@ -67,7 +67,7 @@ async function main(): Promise<void> {
   try {
     // A command run beside the service shares its embedded database instead of starting another.
     database = await openDatabase(settings, log, command !== null);
-    await waitForDatabases(settings, database);
+    await waitForDatabases(settings, database, log);
     if (settings.migrationsRun) {
       // Behind a pooler, on PostgreSQL itself: the migration lock is held for the whole session.
       const applied = await runMigrationsLocked(settings.databaseDirectUrl ?? database.url);
@@ -120,13 +120,17 @@ function loadSettingsOrExit(): Settings {
     return loadSettings();
   } catch (error) {
     if (error instanceof SettingsError) {
-      // The settings are what failed: NODE_ENV is taken as given, so that in production this line
-      // is JSON like every other.
-      const nodeEnv = process.env.NODE_ENV === 'production' ? 'production' : 'development';
-      processLogger({ nodeEnv, logLevel: 'fatal' }, 2).fatal(
-        { context: 'Settings' },
-        error.message,
-      );
+      if (process.stderr.isTTY) {
+        // A person at a terminal reads a list: one line per problem.
+        process.stderr.write(`${error.message}\n`);
+      } else {
+        // A log collector reads JSON lines whatever NODE_ENV says (the settings are what failed),
+        // the problems each an item.
+        processLogger({ nodeEnv: 'production', logLevel: 'fatal' }, 2).fatal(
+          { context: 'Settings', problems: error.problems },
+          error.message,
+        );
+      }
       process.exit(1);
     }
     throw error;
@@ -180,13 +184,23 @@ function withoutPassword(url: string): string {
  * Waits, within DB_STARTUP_WAIT_S and saying why, for the database the pool uses and for the direct
  * one the locks use, each opened as its pool opens it.
  */
-async function waitForDatabases(settings: Settings, database: OpenDatabase): Promise<void> {
+async function waitForDatabases(
+  settings: Settings,
+  database: OpenDatabase,
+  log: PinoLogger,
+): Promise<void> {
   const statementTimeoutMs = settings.dbStatementTimeoutMs;
+  // Before Nest has its logger: a plain Nest Logger would print coloured text, not the log's JSON.
+  const waitLog = {
+    info: (message: string) => log.info({ context: 'Database' }, message),
+    warn: (message: string) => log.warn({ context: 'Database' }, message),
+  };
   await waitForDatabase(
     database.url,
     `database ${database.description}`,
     { statementTimeoutMs, pooler: settings.dbPooler },
     settings.dbStartupWaitS,
+    waitLog,
   );
   if (settings.databaseDirectUrl) {
     await waitForDatabase(
@@ -194,6 +208,7 @@ async function waitForDatabases(settings: Settings, database: OpenDatabase): Pro
       `direct database ${withoutPassword(settings.databaseDirectUrl)}`,
       { statementTimeoutMs },
       settings.dbStartupWaitS,
+      waitLog,
     );
   }
 }

@@ -26,11 +26,25 @@ const said = (text: string): string =>
       }
     })
     .join('\n');
+/** Every line of `text`, each of which must be a JSON log line. */
+const jsonLines = (text: string): { level: number; msg: string; context?: string }[] =>
+  text
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line) as { level: number; msg: string; context?: string });
+/** The messages of the warn lines (pino's level 40) that match `pattern`. */
 const warnLines = (service: ServiceProcess, pattern: RegExp) =>
   service
     .stdout()
     .split('\n')
-    .filter((line) => /WARN/.test(line) && pattern.test(line));
+    .flatMap((line) => {
+      try {
+        const entry = JSON.parse(line) as { level: number; msg: string };
+        return entry.level === 40 && pattern.test(entry.msg) ? [entry.msg] : [];
+      } catch {
+        return [];
+      }
+    });
 
 async function timedExit(service: ServiceProcess): Promise<{ code: number | null; ms: number }> {
   const started = Date.now();
@@ -74,6 +88,43 @@ describe('start-up while the database is away', () => {
     expect(await fetch(`${service.baseUrl}/api/v1/health`).catch(() => 'refused')).toBe('refused');
   });
 
+  it('in production, a wait that ends in a refusal and a refused setting write only JSON lines', async () => {
+    const production = {
+      NODE_ENV: 'production',
+      LOG_LEVEL: 'info',
+      PUBLIC_API_URL: 'https://api.example.com',
+      APP_URL: 'https://app.example.com',
+    };
+    const closed = await freePort();
+    const waited = await spawn({
+      ...production,
+      DB_STARTUP_WAIT_S: '4',
+      DATABASE_URL: `postgresql://vpn:secret@127.0.0.1:${closed}/vpn`,
+    });
+    expect(await waited.exited()).toBe(1);
+    const waitLines = [...jsonLines(waited.stdout()), ...jsonLines(waited.stderr())];
+    expect(waitLines).toContainEqual(
+      expect.objectContaining({ level: 40, msg: expect.stringMatching(/ECONNREFUSED/) }),
+    );
+    expect(waitLines).toContainEqual(
+      expect.objectContaining({ level: 60, msg: expect.stringMatching(/still unreachable/) }),
+    );
+
+    const refused = await spawn({
+      ...production,
+      DATABASE_URL: `postgresql://vpn:secret@127.0.0.1:${closed}/vpn`,
+      PORT: 'not-a-port',
+    });
+    expect(await refused.exited()).toBe(1);
+    const refusal = [...jsonLines(refused.stdout()), ...jsonLines(refused.stderr())];
+    expect(refusal).toEqual([
+      expect.objectContaining({
+        level: 60,
+        problems: [expect.stringMatching(/^PORT: must be a whole number/)],
+      }),
+    ]);
+  });
+
   it("names PostgreSQL's own refusal (a database that does not exist)", async () => {
     const url = new URL(process.env.TEST_PG_ADMIN_URL as string);
     url.pathname = '/vpn_no_such_database';
@@ -95,12 +146,17 @@ describe('start-up while the database is away', () => {
       await database.drop();
     });
 
-    it('is waited for, then served', async () => {
+    /** Starts the service at a port where PostgreSQL comes up once the service said it waits. */
+    async function startThroughWait(env: Record<string, string>): Promise<ServiceProcess> {
       const target = new URL(database.url);
       const port = await freePort();
       const viaProxy = new URL(database.url);
       viaProxy.host = `127.0.0.1:${port}`;
-      const service = await spawn({ DATABASE_URL: viaProxy.toString(), DB_STARTUP_WAIT_S: '60' });
+      const service = await spawn({
+        DATABASE_URL: viaProxy.toString(),
+        DB_STARTUP_WAIT_S: '60',
+        ...env,
+      });
       // Once the service has said it cannot connect, PostgreSQL "comes up" on that port.
       const until = Date.now() + 60_000;
       while (warnLines(service, /ECONNREFUSED/).length === 0 && Date.now() < until) {
@@ -116,7 +172,39 @@ describe('start-up while the database is away', () => {
       }).listen(port, '127.0.0.1');
 
       await waitHealthy(service, 30_000);
+      return service;
+    }
+
+    it('is waited for, then served', async () => {
+      const service = await startThroughWait({});
       expect(service.child.exitCode).toBeNull();
+    });
+
+    it('in production, every line written through the wait, the start and the stop is JSON', async () => {
+      const service = await startThroughWait({
+        NODE_ENV: 'production',
+        LOG_LEVEL: 'info',
+        PUBLIC_API_URL: 'https://api.example.com',
+        APP_URL: 'https://app.example.com',
+      });
+      await stopService(service);
+      const lines = [...jsonLines(service.stdout()), ...jsonLines(service.stderr())];
+      expect(lines).toContainEqual(
+        expect.objectContaining({
+          level: 40,
+          context: 'Database',
+          msg: expect.stringMatching(/ECONNREFUSED/),
+        }),
+      );
+      expect(lines).toContainEqual(
+        expect.objectContaining({
+          context: 'Database',
+          msg: expect.stringMatching(/reachable after/),
+        }),
+      );
+      expect(lines).toContainEqual(
+        expect.objectContaining({ msg: expect.stringMatching(/^listening on/) }),
+      );
     });
   });
 });

@@ -150,6 +150,26 @@ describe('the service with no configuration (embedded PostgreSQL)', () => {
     });
   });
 
+  it('on a terminal, lists what is wrong one problem a line, in production too', async () => {
+    const env: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: 'production', PORT: 'not-a-port' };
+    for (const name of ['JWT_ACCESS_SECRET', 'DATABASE_URL']) delete env[name];
+    // `script` gives the service a terminal, as an operator trying it by hand has.
+    const run = await runCommand(
+      'script',
+      ['-q', '-E', 'never', '-ec', [process.execPath, ...MAIN].join(' '), '/dev/null'],
+      { cwd: ROOT, env: { ...env, TS_NODE_PROJECT: 'tsconfig.json' } },
+    );
+    expect(run.code).toBe(1);
+    const lines = run.output.trim().split(/\r?\n/);
+    expect(lines[0]).toBe('invalid configuration:');
+    expect(lines).toContainEqual(
+      expect.stringMatching(/^ {2}- JWT_ACCESS_SECRET: required when NODE_ENV=production$/),
+    );
+    expect(lines).toContainEqual(expect.stringMatching(/^ {2}- PORT: must be a whole number/));
+    expect(lines).toContainEqual(expect.stringMatching(/^ {2}- DATABASE_URL: required/));
+    expect(run.output).not.toContain('{');
+  });
+
   it('refuses production without DATABASE_URL or with localhost public addresses, starting no database', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'service-data-'));
     const env: NodeJS.ProcessEnv = {

@@ -1,10 +1,15 @@
-import { Logger } from '@nestjs/common';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Client } from 'pg';
 import { type ConnectionOptions, sessionParameters } from './data-source';
 
 /** At start, how often an unreachable database is tried again, each failure logged with its reason. */
 export const STARTUP_RETRY_MS = 3_000;
+
+/** Where the wait's lines go: the caller's logger, so they take the process's format (JSON). */
+export interface WaitLog {
+  info(message: string): void;
+  warn(message: string): void;
+}
 
 /**
  * Waits until the database at `url` accepts a connection opened as the pool opens its own (the same
@@ -18,20 +23,20 @@ export async function waitForDatabase(
   name: string,
   connection: ConnectionOptions,
   waitS: number,
-  logger = new Logger('Database'),
+  log: WaitLog,
 ): Promise<void> {
   const deadline = Date.now() + waitS * 1000;
   for (let attempt = 1; ; attempt++) {
     const reason = await probe(url, connection);
     if (reason === null) {
-      if (attempt > 1) logger.log(`${name}: reachable after ${attempt} tries`);
+      if (attempt > 1) log.info(`${name}: reachable after ${attempt} tries`);
       return;
     }
     const left = deadline - Date.now();
     if (left <= 0) {
       throw new Error(`${name}: still unreachable after ${waitS} s: ${reason}`);
     }
-    logger.warn(
+    log.warn(
       `${name}: cannot connect (${reason}); trying again for up to ${Math.ceil(left / 1000)} s`,
     );
     await sleep(Math.min(STARTUP_RETRY_MS, left));
