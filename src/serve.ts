@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import type { Logger as PinoLogger } from 'pino';
 import type { Server } from 'node:http';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { API_PREFIX, createApp } from './app.factory';
@@ -213,21 +214,31 @@ async function waitForDatabases(
   }
 }
 
-/** What a person starting the service needs first: where it is, its docs, its database. */
+/**
+ * What a person starting the service needs first: where it is, the web app and its console, its
+ * docs, its database. In production the addresses are the public ones (PUBLIC_API_URL), which is
+ * where a browser reaches the service behind its proxy; elsewhere the local one.
+ */
 function logBanner(settings: Settings, server: Server, database: string): void {
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : settings.port;
   const anyHost = ['0.0.0.0', '::', ''].includes(settings.host);
-  const base = `http://${anyHost ? 'localhost' : settings.host}:${port}/${API_PREFIX}`;
+  const local = `http://${anyHost ? 'localhost' : settings.host}:${port}`;
+  const origin = settings.nodeEnv === 'production' ? settings.publicApiUrl : local;
+  const base = `${origin}/${API_PREFIX}`;
   const logger = new Logger('Main');
-  logger.log(`listening on ${base} (${settings.host}:${port})`);
+  logger.log(`listening on ${local}/${API_PREFIX} (${settings.host}:${port})`);
+  const webBuilt = existsSync(join(settings.webDir, 'index.html'));
+  if (webBuilt) {
+    logger.log(`web app at ${origin}/, staff console at ${origin}/staff`);
+  }
   if (settings.docsEnabled) {
     logger.log(`OpenAPI UI at ${base}/docs, document at ${base}/docs-json`);
   }
   logger.log(`database: ${database}`);
   logger.log(
     'first owner: npm run create-owner (node dist/main.js --create-owner), then sign in at ' +
-      `POST ${base}/auth/admin/login`,
+      (webBuilt ? `${origin}/staff` : `POST ${base}/auth/admin/login`),
   );
 }
 

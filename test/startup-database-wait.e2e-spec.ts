@@ -3,7 +3,10 @@
  * seconds, then exits non-zero with the last reason once DB_STARTUP_WAIT_S has passed; a database
  * that comes up within the wait is used.
  */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server, Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { freePort } from './harness/processes';
 import { createTestDatabase, type TestDatabase } from './harness/database';
 import {
@@ -181,11 +184,15 @@ describe('start-up while the database is away', () => {
     });
 
     it('in production, every line written through the wait, the start and the stop is JSON', async () => {
+      // A built web app of its own: the banner names where it is only when there is one.
+      const webDir = mkdtempSync(join(tmpdir(), 'web-'));
+      writeFileSync(join(webDir, 'index.html'), '<!doctype html><title>app</title>');
       const service = await startThroughWait({
         NODE_ENV: 'production',
         LOG_LEVEL: 'info',
         PUBLIC_API_URL: 'https://api.example.com',
         APP_URL: 'https://app.example.com',
+        WEB_DIR: webDir,
       });
       await stopService(service);
       const lines = [...jsonLines(service.stdout()), ...jsonLines(service.stderr())];
@@ -205,6 +212,20 @@ describe('start-up while the database is away', () => {
       expect(lines).toContainEqual(
         expect.objectContaining({ msg: expect.stringMatching(/^listening on/) }),
       );
+      // The banner gives the public addresses, where a browser reaches the service.
+      expect(lines).toContainEqual(
+        expect.objectContaining({
+          msg: 'web app at https://api.example.com/, staff console at https://api.example.com/staff',
+        }),
+      );
+      expect(lines).toContainEqual(
+        expect.objectContaining({
+          msg: expect.stringMatching(
+            /first owner: .* sign in at https:\/\/api\.example\.com\/staff$/,
+          ),
+        }),
+      );
+      rmSync(webDir, { recursive: true });
     });
   });
 });
