@@ -549,6 +549,25 @@ export const en = {
   'console.audit.onlyThis': 'Show only what {name} did',
 
   // Console: settings
+  'console.security.tab': 'Security',
+  'console.security.title': 'Sign-in security',
+  'console.security.about':
+    'A second factor: after the password, a six-digit code from an authenticator app on your phone.',
+  'console.security.setUp': 'Set up a second factor',
+  'console.security.scan':
+    'Scan this code with your authenticator app, then type the code it shows.',
+  'console.security.qr': 'QR code for the authenticator app',
+  'console.security.orType': 'Or type this key into the app:',
+  'console.security.code': 'Code from the app',
+  'console.security.enable': 'Turn on',
+  'console.security.on': 'The second factor is on. Recovery codes left: {left}.',
+  'console.security.turnOff': 'Turn off',
+  'console.security.recoveryTitle': 'Recovery codes',
+  'console.security.recoveryAbout':
+    'Keep these somewhere safe: each lets you sign in once without the app. They are shown only now.',
+  'staff.totpCode': 'Code from your authenticator app (or a recovery code)',
+  'error.TOTP_REQUIRED': 'This account also needs the code from its authenticator app.',
+  'error.TOTP_INVALID': 'That code is wrong or was already used. Wait for the next one.',
   'console.settings.tab': 'Settings',
   'console.settings.title': 'Settings',
   'console.settings.trafficTitle': 'Default traffic limit',

@@ -547,6 +547,25 @@ export const ru: Record<MessageKey, string> = {
   'console.audit.onlyThis': 'Показать только действия {name}',
 
   // Console: settings
+  'console.security.tab': 'Безопасность',
+  'console.security.title': 'Безопасность входа',
+  'console.security.about':
+    'Второй фактор: после пароля — шестизначный код из приложения-аутентификатора на телефоне.',
+  'console.security.setUp': 'Включить второй фактор',
+  'console.security.scan':
+    'Отсканируйте этот код приложением-аутентификатором и введите код, который оно покажет.',
+  'console.security.qr': 'QR-код для приложения-аутентификатора',
+  'console.security.orType': 'Или введите этот ключ в приложение:',
+  'console.security.code': 'Код из приложения',
+  'console.security.enable': 'Включить',
+  'console.security.on': 'Второй фактор включён. Осталось кодов восстановления: {left}.',
+  'console.security.turnOff': 'Выключить',
+  'console.security.recoveryTitle': 'Коды восстановления',
+  'console.security.recoveryAbout':
+    'Сохраните их в надёжном месте: каждый позволяет войти один раз без приложения. Они показываются только сейчас.',
+  'staff.totpCode': 'Код из приложения-аутентификатора (или код восстановления)',
+  'error.TOTP_REQUIRED': 'Для этого аккаунта нужен ещё код из приложения-аутентификатора.',
+  'error.TOTP_INVALID': 'Код неверный или уже использован. Дождитесь следующего.',
   'console.settings.tab': 'Настройки',
   'console.settings.title': 'Настройки',
   'console.settings.trafficTitle': 'Лимит трафика по умолчанию',

@@ -31,6 +31,9 @@ function StaffSignIn() {
   const { t, errorText } = useI18n();
   const [username, setUsername] = useState('');
   const [password, setPassword] = useState('');
+  // Shown once the service says the account signs in with a second factor.
+  const [askCode, setAskCode] = useState(false);
+  const [code, setCode] = useState('');
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
 
@@ -39,9 +42,20 @@ function StaffSignIn() {
     setBusy(true);
     setError(null);
     try {
-      const session = await api.adminLogin({ username: username.trim(), password });
+      const factor = code.trim();
+      const session = await api.adminLogin({
+        username: username.trim(),
+        password,
+        ...(!factor
+          ? {}
+          : /^\d{6}$/.test(factor)
+            ? { totp_code: factor }
+            : { recovery_code: factor }),
+      });
       await rememberSignIn(session.user);
     } catch (failure) {
+      const codeOf = (failure as { code?: unknown }).code;
+      if (codeOf === 'TOTP_REQUIRED' || codeOf === 'TOTP_INVALID') setAskCode(true);
       setError(errorText(failure));
     } finally {
       setBusy(false);
@@ -67,6 +81,16 @@ function StaffSignIn() {
             required
             autoComplete="current-password"
           />
+          {askCode && (
+            <TextInput
+              label={t('staff.totpCode')}
+              value={code}
+              onChange={(e) => setCode(e.currentTarget.value)}
+              autoComplete="one-time-code"
+              required
+              autoFocus
+            />
+          )}
           {error && (
             <Alert color="red" role="alert">
               {error}

@@ -12,6 +12,8 @@ export const access = {
   /** `support_staff` guard: owner, moderators and support. */
   support: (user: User) =>
     user.role === 'owner' || user.role === 'moderator' || user.role === 'support',
+  /** `any_staff` guard: every staff role (their own second factor). */
+  anyStaff: (user: User) => user.role !== null,
   /** `node_manage` guard: the owner, or a moderator given node access. */
   nodes: (user: User) =>
     user.role === 'owner' || (user.role === 'moderator' && user.can_manage_nodes),

@@ -9,6 +9,7 @@ import { PaymentsPage } from './payments/PaymentsPage';
 import { PayoutsPage } from './payouts/PayoutsPage';
 import { StaffPlansPage } from './plans/StaffPlansPage';
 import { SettingsPage } from './settings/SettingsPage';
+import { SecurityPage } from './security/SecurityPage';
 import { TicketsPage } from './tickets/TicketsPage';
 import { UsersPage } from './users/UsersPage';
 
@@ -60,5 +61,11 @@ export const CONSOLE_PAGES: ConsolePage[] = [
     label: 'console.settings.tab',
     allowed: access.staff,
     element: <SettingsPage />,
+  },
+  {
+    path: 'security',
+    label: 'console.security.tab',
+    allowed: access.anyStaff,
+    element: <SecurityPage />,
   },
 ];
