@@ -112,7 +112,14 @@ export class NodeAgent {
       credentials_version: this.credentials.version,
       pending_report: this.state.pending !== null,
     });
-    this.loop('report', settings.reportIntervalS * 1000, () => this.report());
+    // A report journaled before a restart goes at once: it is a period old already, and its bytes
+    // are not counted (nor their limits enforced) until it is delivered.
+    this.loop(
+      'report',
+      settings.reportIntervalS * 1000,
+      () => this.report(),
+      this.state.pending === null ? undefined : 0,
+    );
     this.loop('limits', settings.limitsIntervalS * 1000, () => this.limits());
     this.loop('credentials', settings.credentialsPollS * 1000, () => this.sync.request());
     this.loop('core_watch', CORE_WATCH_MS, () => this.watchCore());
@@ -175,8 +182,16 @@ export class NodeAgent {
     this.coreStartedAt = startedAt;
   }
 
-  /** Runs `work` every `periodMs` after the previous run ended; logs and survives its failures. */
-  private loop(name: string, periodMs: number, work: () => Promise<void>): void {
+  /**
+   * Runs `work` every `periodMs` after the previous run ended, the first time after `firstMs` (a
+   * period unless given); logs and survives its failures.
+   */
+  private loop(
+    name: string,
+    periodMs: number,
+    work: () => Promise<void>,
+    firstMs = periodMs,
+  ): void {
     const tick = (): void => {
       if (this.stopped) return;
       const run = work()
@@ -187,7 +202,7 @@ export class NodeAgent {
         });
       this.running.add(run);
     };
-    this.schedule(tick, periodMs);
+    this.schedule(tick, firstMs);
   }
 
   private schedule(callback: () => void, ms: number): void {

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { startTestApp, type TestApp } from '../../test/harness/app';
 import { newUser, type TestUser } from '../../test/harness/factories';
 import { createNode, nodeSecret, subscribedUser, waitFor } from '../../test/harness/nodes';
 import { NodeAgent } from '../src/agent';
-import { JOURNAL_FILE, type JournalState } from '../src/journal';
+import { emptyJournal, JOURNAL_FILE, type JournalState } from '../src/journal';
 import type { AgentSettings } from '../src/settings';
 import { FakeCore } from './fake-core';
 import { admit, selfSignedCert, tempDir, type TlsFiles } from './helpers';
@@ -234,6 +234,31 @@ describe('node agent against a fake core and the real service', () => {
     expect(core.users.get(email)).toEqual({ id: admitted.body.vless_id, flow: '' });
     core.carry(email, 40, 60);
     await waitFor(async () => (await used(user.user.id)) === 1100, 10_000, 'report after restart');
+  });
+
+  it('sends a report journaled before a restart at once, not a period later', async () => {
+    const user = await subscribedUser(t);
+    const journalDir = tempDir('agent-journal');
+    // What an agent stopped before the service acknowledged its report leaves behind.
+    const journal: JournalState = {
+      ...emptyJournal(),
+      pending: {
+        reports: [
+          {
+            report_id: randomUUID(),
+            entries: [{ user_id: user.user.id, bytes_up: 300, bytes_down: 4_000 }],
+          },
+        ],
+        next: {},
+        coreStartedAt: Date.now() - 60_000,
+      },
+    };
+    writeFileSync(path.join(journalDir, JOURNAL_FILE), JSON.stringify(journal));
+    const started = Date.now();
+    const { settings } = await startAgent({ journalDir, reportIntervalS: 3600 });
+    await waitFor(async () => (await used(user.user.id)) === 4_300, 5_000, 'the journaled report');
+    expect(Date.now() - started).toBeLessThan(5_000);
+    await waitFor(async () => journalOf(settings).pending === null, 5_000, 'acknowledged');
   });
 
   it('splits a period of more than 10,000 users into reports of at most 10,000', async () => {
