@@ -310,6 +310,47 @@ describe('plans: traffic resets each period, once, across instances (issue 45)',
     expect((await me(user)).subscription.expires_at).toBe(started.expires_at);
   });
 
+  it('a staff grant may start on first use too', async () => {
+    const user = await newUser(t);
+    const moderator = await newUser(t, 'moderator');
+    const granted = await t
+      .http()
+      .post(`/api/v1/admin/users/${user.user.id}/subscription`)
+      .set(moderator.bearer)
+      .send({ days: 10, reason: 'support', starts: 'on_first_use', on_hold_max_days: 5 })
+      .expect(200);
+    expect(granted.body.subscription).toMatchObject({
+      plan_name: 'manual',
+      active: false,
+      starts_at: null,
+      waiting_first_use: true,
+    });
+    const hold = Date.parse(granted.body.subscription.expires_at) - Date.now();
+    expect(hold / DAY).toBeCloseTo(15, 2);
+    // A second grant while it waits lengthens it and keeps it waiting.
+    const again = await t
+      .http()
+      .post(`/api/v1/admin/users/${user.user.id}/subscription`)
+      .set(moderator.bearer)
+      .send({ days: 2, reason: 'support' })
+      .expect(200);
+    expect(again.body.subscription).toMatchObject({ waiting_first_use: true });
+    await t
+      .http()
+      .post('/api/v1/internal/traffic')
+      .set('X-Internal-Secret', t.settings.internalSecret)
+      .send({
+        node_id: nodeId,
+        report_id: randomUUID(),
+        entries: [{ user_id: user.user.id, bytes_up: 1, bytes_down: 1 }],
+      })
+      .expect(200);
+    const started = (await me(user)).subscription;
+    expect(started).toMatchObject({ active: true, waiting_first_use: false });
+    const days = (Date.parse(started.expires_at) - Date.parse(started.starts_at!)) / DAY;
+    expect(days).toBeCloseTo(12, 3);
+  });
+
   it('plan fields: validated, and omitted keeps the plan its own', async () => {
     await savePlan('kept', {
       traffic_reset: 'month',

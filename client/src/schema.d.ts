@@ -1432,6 +1432,13 @@ export interface components {
             days: number;
             /** @description the subscription's plan when the user has none running (default `manual`) */
             plan_name?: string;
+            /**
+             * @description on_first_use: a subscription this starts (days > 0, none running) waits for the first connection, at most on_hold_max_days; omitted: on_purchase
+             * @enum {string}
+             */
+            starts?: "on_purchase" | "on_first_use";
+            /** @description for on_first_use; omitted: 30 */
+            on_hold_max_days?: number;
         };
         StaffPasswordRequest: {
             /** Format: password */

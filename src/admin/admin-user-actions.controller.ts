@@ -33,6 +33,7 @@ export class AdminUserActionsController {
       days: body.days,
       planName: body.plan_name ?? null,
       reason: body.reason,
+      holdDays: body.starts === 'on_first_use' ? (body.on_hold_max_days ?? 30) : null,
     });
     return toUserViewResponse(view);
   }

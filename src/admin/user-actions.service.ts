@@ -20,6 +20,11 @@ export interface SubscriptionMove {
   days: number;
   planName: string | null;
   reason: string;
+  /**
+   * Days a subscription this starts waits for its first connection (`starts: on_first_use`);
+   * null: it starts now. A running subscription is only moved.
+   */
+  holdDays: number | null;
 }
 
 /**
@@ -48,7 +53,13 @@ export class UserActionsService {
   private async applyMove(actor: AuthUser, id: string, move: SubscriptionMove): Promise<void> {
     const user = await this.accounts.lockOne(id);
     refuseSelfOrStaff(actor, user);
-    const moved = await this.subscriptions.moveEnd(id, move.days, move.planName, MANUAL_PLAN_NAME);
+    const moved = await this.subscriptions.moveEnd(
+      id,
+      move.days,
+      move.planName,
+      MANUAL_PLAN_NAME,
+      move.days > 0 ? move.holdDays : null,
+    );
     if (!moved) throw new Error(`user ${id} vanished under its lock`);
     await this.record(actor.id, AUDIT_ACTIONS.subscriptionMoved, id, move.reason, {
       before: { plan_name: user.planName, expires_at: user.subscriptionExpiresAt },

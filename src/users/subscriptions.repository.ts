@@ -27,11 +27,15 @@ const RUNNING = `COALESCE(users.subscription_expires_at > now(), false)`;
 
 /**
  * The start, hold and next reset of a subscription that `planName` (an expression) may begin now:
- * a running one keeps its own; otherwise it starts now, its traffic resets counted from now.
+ * a running one keeps its own; otherwise it starts now, its traffic resets counted from now, or,
+ * when `holdDays` (an int expression) is not null, it waits that long for its first connection.
  */
-const startedIfNotRunning = (planName: string): string =>
-  `subscription_started_at = CASE WHEN ${RUNNING} THEN users.subscription_started_at ELSE now() END,
-   subscription_on_hold_until = CASE WHEN ${RUNNING} THEN users.subscription_on_hold_until END,
+const startedIfNotRunning = (planName: string, holdDays = 'NULL::int'): string =>
+  `subscription_started_at = CASE WHEN ${RUNNING} THEN users.subscription_started_at
+                                  WHEN ${holdDays} IS NOT NULL THEN NULL ELSE now() END,
+   subscription_on_hold_until = CASE WHEN ${RUNNING} THEN users.subscription_on_hold_until
+                                     WHEN ${holdDays} IS NOT NULL
+                                     THEN now() + make_interval(days => ${holdDays}) END,
    traffic_reset_at = CASE WHEN ${RUNNING} THEN users.traffic_reset_at
                            ELSE ${userNextResetSql(planName, 'now()', 'now()')} END`;
 
@@ -123,17 +127,22 @@ export class SubscriptionsRepository {
     days: number,
     planName: string | null,
     fallbackPlan: string,
+    holdDays: number | null = null,
   ): Promise<SubscriptionRecord | null> {
+    // A grant that starts a subscription on first use (`holdDays` set) waits as a purchase does.
+    const onHold = `(NOT ${RUNNING} AND $5::int IS NOT NULL)`;
     const [row] = await sqlRows<SubscriptionRecord>(
       this.txHost.tx,
       `UPDATE users SET
          plan_name = CASE WHEN plan_name IS NOT NULL AND subscription_expires_at > now()
                           THEN plan_name ELSE COALESCE($3, plan_name, $4) END,
-         ${startedIfNotRunning('COALESCE($3, users.plan_name, $4)')},
-         subscription_expires_at = GREATEST(now(), ${extended('$2')})
+         ${startedIfNotRunning('COALESCE($3, users.plan_name, $4)', '$5::int')},
+         subscription_expires_at = CASE
+           WHEN ${onHold} THEN now() + make_interval(days => $5::int + $2)
+           ELSE GREATEST(now(), ${extended('$2')}) END
        WHERE id = $1
        RETURNING ${RECORD}`,
-      [userId, days, planName, fallbackPlan],
+      [userId, days, planName, fallbackPlan, holdDays],
     );
     return row ?? null;
   }

@@ -1,8 +1,19 @@
 import { ApiProperty, ApiPropertyOptional, PickType } from '@nestjs/swagger';
-import { IsInt, IsOptional, IsString, Length, Matches, Max, Min, NotEquals } from 'class-validator';
+import {
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  Length,
+  Matches,
+  Max,
+  Min,
+  NotEquals,
+} from 'class-validator';
 import { PLAN_NAME } from '../../billing/dto/plan.dto';
 import { IsVisibleText } from '../../common/visible-text';
 import { StaffCredentials } from '../../users/dto/staff.dto';
+import { PLAN_STARTS, type PlanStart } from '../../users/traffic-reset';
 
 /** The most days one move of a subscription may add or take away. */
 export const MAX_MOVE_DAYS = 3650;
@@ -37,6 +48,22 @@ export class MoveSubscriptionRequest extends ReasonRequest {
   @IsString()
   @Matches(PLAN_NAME, { message: 'must match ^[a-z0-9_-]{1,32}$' })
   plan_name?: string;
+
+  @ApiPropertyOptional({
+    enum: PLAN_STARTS,
+    description:
+      'on_first_use: a subscription this starts (days > 0, none running) waits for the first connection, at most on_hold_max_days; omitted: on_purchase',
+  })
+  @IsOptional()
+  @IsIn(PLAN_STARTS)
+  starts?: PlanStart;
+
+  @ApiPropertyOptional({ minimum: 1, maximum: 365, description: 'for on_first_use; omitted: 30' })
+  @IsOptional()
+  @IsInt({ message: 'must be an integer' })
+  @Min(1)
+  @Max(365)
+  on_hold_max_days?: number;
 }
 
 /** A staff account's new password, by the rule of staff passwords. */
