@@ -26,9 +26,18 @@ export interface V2rayProcess {
   stop(): Promise<void>;
 }
 
+/**
+ * Name resolution of every v2ray the tests run: a fixed table and a DNS server on loopback, never
+ * the machine's resolver. A node core resolves each name it is asked to tunnel to (its routing is
+ * `IPIfNonMatch`), and tests send no DNS query off the machine.
+ */
+export const LOOPBACK_DNS = { hosts: { localhost: '127.0.0.1' }, servers: ['127.0.0.1'] };
+
+/** Runs v2ray with `config`, given `LOOPBACK_DNS` unless it has a `dns` block of its own. */
 export function runV2ray(dir: string, name: string, config: object): V2rayProcess {
   const file = path.join(dir, `${name}.json`);
-  writeFileSync(file, JSON.stringify(config, null, 2));
+  const resolved = 'dns' in config ? config : { ...config, dns: LOOPBACK_DNS };
+  writeFileSync(file, JSON.stringify(resolved, null, 2));
   const child = spawn(V2RAY, ['-config', file], { stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
@@ -49,6 +58,9 @@ export function runV2ray(dir: string, name: string, config: object): V2rayProces
 export function clientConfig(socksPort: number, tunnelPort: number, id: string): object {
   return {
     log: { loglevel: 'warning' },
+    // Names go through the tunnel as names: the node resolves them, the client never does.
+    dns: LOOPBACK_DNS,
+    routing: { domainStrategy: 'AsIs', rules: [] },
     inbounds: [
       { listen: '127.0.0.1', port: socksPort, protocol: 'socks', settings: { udp: false } },
     ],
