@@ -1,8 +1,34 @@
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { get, type IncomingHttpHeaders } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { startTestApp, type TestApp } from './harness/app';
 import { newUser } from './harness/factories';
+
+/** A script large and repetitive enough that its compressed copies are far smaller. */
+const BIG_SCRIPT = Array.from(
+  { length: 2000 },
+  (_, i) => `export function part${i}(value) { return value + ${i}; }\n`,
+).join('');
+
+/** A GET with exactly this Accept-Encoding (none when empty), its body as sent: not decoded. */
+function rawGet(
+  url: string,
+  acceptEncoding: string,
+): Promise<{ status: number; headers: IncomingHttpHeaders; body: Buffer }> {
+  return new Promise((done, fail) => {
+    const headers = acceptEncoding ? { 'Accept-Encoding': acceptEncoding } : {};
+    get(url, { headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () =>
+        done({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }),
+      );
+    }).on('error', fail);
+  });
+}
 
 /** The service serving a built web app outside /api (a stand-in build here; the browser test builds the real one). */
 describe('the web app served by the service', () => {
@@ -14,6 +40,9 @@ describe('the web app served by the service', () => {
     mkdirSync(join(webDir, 'assets'));
     writeFileSync(join(webDir, 'index.html'), '<!doctype html><title>app</title>');
     writeFileSync(join(webDir, 'assets', 'index-AbC123.js'), 'console.log(1)');
+    writeFileSync(join(webDir, 'assets', 'app-Big456.js'), BIG_SCRIPT);
+    // The build's own step writes the compressed copies (too small a file gets none).
+    execFileSync(process.execPath, [join(__dirname, '../scripts/web-compress.mjs'), webDir]);
     t = await startTestApp({ WEB_DIR: webDir, PORT: '0' });
   });
   afterAll(async () => {
@@ -53,6 +82,42 @@ describe('the web app served by the service', () => {
       const res = await t.http()[method](path);
       expect([method, path, res.status, res.body.code]).toEqual([method, path, 404, 'NOT_FOUND']);
     }
+  });
+
+  it('sends the JavaScript brotli- or gzip-compressed by Accept-Encoding, the same script', async () => {
+    const path = '/assets/app-Big456.js';
+    const cases = [
+      ['gzip, deflate, br, zstd', 'br'],
+      ['gzip, deflate', 'gzip'],
+      ['br;q=0, gzip', 'gzip'],
+      ['', undefined],
+      ['identity', undefined],
+    ] as const;
+    for (const [accept, encoding] of cases) {
+      const res = await rawGet(t.baseUrl + path, accept);
+      expect([accept, res.status, res.headers['content-encoding']]).toEqual([
+        accept,
+        200,
+        encoding,
+      ]);
+      expect(res.headers['content-type']).toMatch(/javascript/);
+      expect(res.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+      expect(res.headers.vary).toMatch(/Accept-Encoding/);
+      const body =
+        encoding === 'br'
+          ? brotliDecompressSync(res.body)
+          : encoding === 'gzip'
+            ? gunzipSync(res.body)
+            : res.body;
+      expect(body.toString()).toBe(BIG_SCRIPT);
+      if (encoding) expect(res.body.length).toBeLessThan(BIG_SCRIPT.length / 4);
+    }
+    // The file too small to gain from compression is sent as it is.
+    const small = await rawGet(`${t.baseUrl}/assets/index-AbC123.js`, 'gzip, br');
+    expect([small.headers['content-encoding'], small.body.toString()]).toEqual([
+      undefined,
+      'console.log(1)',
+    ]);
   });
 
   it('the API prefix is matched case-sensitively: /API/v1 is not the API, for any method', async () => {
