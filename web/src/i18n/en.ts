@@ -607,6 +607,7 @@ export const en = {
   'console.users.state': 'State',
   'console.users.runsUntil': 'Runs until {date}',
   'console.users.endedOn': 'Ended on {date}',
+  'console.users.waitingFirstUse': 'Waiting for first connection',
   'console.users.noSubscription': 'No subscription',
   'console.users.usedOf': '{used} of {limit}',
   'console.users.blockedSince': 'Blocked since {date}',

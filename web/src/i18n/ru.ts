@@ -605,6 +605,7 @@ export const ru: Record<MessageKey, string> = {
   'console.users.state': 'Состояние',
   'console.users.runsUntil': 'Действует до {date}',
   'console.users.endedOn': 'Закончилась {date}',
+  'console.users.waitingFirstUse': 'Ждёт первого подключения',
   'console.users.noSubscription': 'Нет подписки',
   'console.users.usedOf': '{used} из {limit}',
   'console.users.blockedSince': 'Заблокирован с {date}',

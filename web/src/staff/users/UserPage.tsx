@@ -148,9 +148,11 @@ function SubscriptionFacts({ user }: { user: StaffUser }) {
           <>
             <Fact label={t('console.users.plan')}>{subscription.plan_name}</Fact>
             <Fact label={t('console.users.ends')}>
-              {t(subscription.active ? 'console.users.runsUntil' : 'console.users.endedOn', {
-                date: date(subscription.expires_at),
-              })}
+              {subscription.waiting_first_use
+                ? t('console.users.waitingFirstUse')
+                : t(subscription.active ? 'console.users.runsUntil' : 'console.users.endedOn', {
+                    date: date(subscription.expires_at),
+                  })}
             </Fact>
           </>
         ) : (

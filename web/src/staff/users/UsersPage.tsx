@@ -121,14 +121,16 @@ function UserResults({ search }: { search: { q?: string; role?: string } }) {
             {
               header: t('console.users.subscription'),
               cell: (user) =>
-                user.subscription
-                  ? t(
-                      user.subscription.active
-                        ? 'console.users.runsUntil'
-                        : 'console.users.endedOn',
-                      { date: date(user.subscription.expires_at) },
-                    )
-                  : t('console.users.noSubscription'),
+                user.subscription?.waiting_first_use
+                  ? t('console.users.waitingFirstUse')
+                  : user.subscription
+                    ? t(
+                        user.subscription.active
+                          ? 'console.users.runsUntil'
+                          : 'console.users.endedOn',
+                        { date: date(user.subscription.expires_at) },
+                      )
+                    : t('console.users.noSubscription'),
             },
             {
               header: t('console.users.traffic'),
