@@ -53,6 +53,10 @@ export async function startRestartablePostgres(): Promise<RestartablePostgres> {
   const send = (command: string) => child.stdin!.write(`${command}\n`);
   const { url } = await next('started');
   let frozen: number[] = [];
+  const thaw = (): void => {
+    for (const pid of frozen) process.kill(pid, 'SIGCONT');
+    frozen = [];
+  };
   return {
     url: url!,
     async stop() {
@@ -67,12 +71,9 @@ export async function startRestartablePostgres(): Promise<RestartablePostgres> {
       frozen = processTree(postmasterPid(dir));
       for (const pid of frozen) process.kill(pid, 'SIGSTOP');
     },
-    thaw() {
-      for (const pid of frozen) process.kill(pid, 'SIGCONT');
-      frozen = [];
-    },
+    thaw,
     async close() {
-      if (frozen.length > 0) this.thaw();
+      thaw();
       send('exit');
       await new Promise((done) => child.once('exit', done));
       rmSync(dir, { recursive: true, force: true });
