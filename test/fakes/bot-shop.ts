@@ -24,7 +24,7 @@ export async function startShopWorld() {
   const methodsOf = async (from: TgUser, planName: string) => {
     await w.start(from);
     const welcome = w.sentTo(from.id, 'sendMessage').at(-1)!;
-    const buy = w.buttons(welcome).find((b) => b.callback_data);
+    const buy = w.buttons(welcome).find((b) => b.callback_data === 'v1:plans');
     await w.press(from, buy!.callback_data!);
     const plans = w.sentTo(from.id, 'sendMessage').at(-1)!;
     const planButton = w.buttons(plans).find((b) => b.text.startsWith(`${planName} `));
