@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { Clock } from '../src/billing/clock';
+import { TrafficResetService } from '../src/billing/traffic-reset.service';
 import { RemindersService } from '../src/bot/reminders.service';
 import { SubscriptionsRepository } from '../src/users/subscriptions.repository';
 import { type BotWorld, type TgUser, startBotWorld } from './fakes/bot';
@@ -96,6 +98,31 @@ describe('bot: traffic warnings at 80% and 100%, once each, and turned off in th
     await report(en.userId, 200_000);
     await warnings.runTrafficWarnings();
     expect(warningsTo(en)).toHaveLength(2);
+  });
+
+  it('a reset opens a new period: the warnings come again, and the old ones are gone', async () => {
+    const from = await subscriber('en');
+    await report(from.userId, 900_000);
+    await warnings.runTrafficWarnings();
+    expect(warningsTo(from)).toHaveLength(1);
+    const [{ due }] = (await w.t.dataSource.query(
+      `SELECT traffic_reset_at AS due FROM users WHERE id = $1`,
+      [from.userId],
+    )) as { due: Date }[];
+    w.t.app.get(Clock).now = () => due.getTime() + 1000;
+    try {
+      expect((await w.t.app.get(TrafficResetService).run()).reset).toBeGreaterThanOrEqual(1);
+    } finally {
+      w.t.app.get(Clock).now = () => Date.now();
+    }
+    const [{ n }] = (await w.t.dataSource.query(
+      `SELECT count(*)::int AS n FROM traffic_warnings WHERE user_id = $1`,
+      [from.userId],
+    )) as { n: number }[];
+    expect(n).toBe(0);
+    await report(from.userId, 900_000);
+    await warnings.runTrafficWarnings();
+    expect(warningsTo(from)).toHaveLength(2);
   });
 
   it('a jump straight past the limit sends the 100% warning only', async () => {

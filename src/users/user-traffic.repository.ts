@@ -131,7 +131,8 @@ const atMostBigintMax = (bytes: bigint): bigint => (bytes > BIGINT_MAX ? BIGINT_
 
 /**
  * One batch of the reset job (`UserTrafficRepository.resetDue`): `$1` the service's clock,
- * `$2` the most users it takes.
+ * `$2` the most users it takes. The traffic warnings of the period a reset ends go with it (their
+ * key is the reset that ends their period), so that table holds at most a period's worth.
  */
 export const RESET_DUE_SQL = `WITH due AS (
          SELECT u.id, u.traffic_used_bytes AS before, u.traffic_reset_at AS period_start,
@@ -152,6 +153,9 @@ export const RESET_DUE_SQL = `WITH due AS (
          INSERT INTO traffic_resets (user_id, period_start, bytes_before, reset_at)
          SELECT id, period_start, before, $1::timestamptz FROM reset WHERE done
          ON CONFLICT DO NOTHING RETURNING 1
+       ), warned AS (
+         DELETE FROM traffic_warnings w USING reset r
+          WHERE w.user_id = r.id AND w.period_key <= r.period_start
        )
        SELECT (SELECT count(*) FROM reset)::int AS picked,
               (SELECT count(*) FROM recorded)::int AS reset`;
