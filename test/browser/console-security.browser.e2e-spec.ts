@@ -27,7 +27,7 @@ describe('the console’s Security page in Chromium', () => {
     await page.getByRole('button', { name: 'Set up a second factor' }).click();
     await page.getByRole('img', { name: 'QR code for the authenticator app' }).waitFor();
     const key = (await page.getByText(/^[A-Z2-7]{32}$/).textContent())!.trim();
-    await expectAccessible(page);
+    await expectAccessible(page, 'the console’s Security page');
     // The code of the previous period, so that the sign-in below can take the current one.
     const previous = authenticator.clone({ epoch: Date.now() - 30_000 }).generate(key);
     await page.getByLabel('Code from the app').fill(previous);
