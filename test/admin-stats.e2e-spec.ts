@@ -137,8 +137,15 @@ describe('GET /admin/stats', () => {
       pending_withdrawals: 1,
       nodes_online: 1,
       nodes_total: 2,
+      waiting_first_use: 0,
     });
-    const none = { signups: 0, paid_invoices: 0, received: {}, traffic_bytes: 0 };
+    const none = {
+      signups: 0,
+      paid_invoices: 0,
+      received: {},
+      traffic_bytes: 0,
+      traffic_warnings: 0,
+    };
     expect(response.body.days).toEqual([
       { date: dayAgo(6), ...none },
       { date: dayAgo(5), ...none, signups: 2 },
@@ -150,6 +157,7 @@ describe('GET /admin/stats', () => {
         paid_invoices: 3,
         received: { USD: '1000', TON: '2500000000' },
         traffic_bytes: 3012,
+        traffic_warnings: 0,
       },
       { date: dayAgo(1), ...none, signups: 1 },
       {
@@ -158,8 +166,31 @@ describe('GET /admin/stats', () => {
         paid_invoices: 1,
         received: { EUR: '450' },
         traffic_bytes: 10,
+        traffic_warnings: 0,
       },
     ]);
+  });
+
+  it('subscriptions waiting for their first connection, and the traffic warnings sent per day', async () => {
+    const waiting = await newUser(t, 'telegram', {
+      planName: 'monthly',
+      subscriptionOnHoldUntil: new Date(Date.now() + 5 * 86_400_000),
+      subscriptionExpiresAt: new Date(Date.now() + 35 * 86_400_000),
+    });
+    const warned = await newUser(t, 'telegram');
+    // As the traffic batch records them and the bot marks them sent; one still unsent.
+    await t.dataSource.query(
+      `INSERT INTO traffic_warnings (user_id, kind, period_key, sent_at) VALUES
+         ($1, 'traffic80', now(), now()), ($1, 'traffic100', now(), now()),
+         ($2, 'traffic80', now(), now() - interval '1 day'), ($2, 'traffic100', now(), NULL)`,
+      [warned.user.id, waiting.user.id],
+    );
+    const body = (await stats('?days=2').expect(200)).body as {
+      totals: { waiting_first_use: number };
+      days: { traffic_warnings: number }[];
+    };
+    expect(body.totals.waiting_first_use).toBe(1);
+    expect(body.days.map((day) => day.traffic_warnings)).toEqual([1, 2]);
   });
 
   it('30 days by default, one entry per day, oldest first, today last', async () => {

@@ -1455,6 +1455,8 @@ export interface components {
             nodes_online: number;
             /** @description nodes not deleted */
             nodes_total: number;
+            /** @description subscriptions waiting for their first connection (on_first_use) */
+            waiting_first_use: number;
         };
         StatsDayResponse: {
             /**
@@ -1479,6 +1481,8 @@ export interface components {
             };
             /** @description bytes the nodes carried that day (up and down, before multipliers) */
             traffic_bytes: number;
+            /** @description traffic warnings (80% and 100% of the limit) the bot sent that day */
+            traffic_warnings: number;
         };
         StatsResponse: {
             totals: components["schemas"]["StatsTotalsResponse"];

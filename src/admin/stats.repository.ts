@@ -11,6 +11,8 @@ export interface StatsTotals {
   pendingWithdrawals: number;
   nodesOnline: number;
   nodesTotal: number;
+  /** Subscriptions waiting for their first connection (`starts: on_first_use`). */
+  waitingFirstUse: number;
 }
 
 /** One UTC day's figures. */
@@ -23,6 +25,8 @@ export interface StatsDay {
   received: Record<string, string>;
   /** Raw bytes the nodes carried (up and down, before multipliers), digits. */
   trafficBytes: string;
+  /** Traffic warnings (80% and 100% of the limit) the bot sent that day. */
+  trafficWarnings: number;
 }
 
 /**
@@ -44,7 +48,9 @@ export class StatsRepository {
                 AS "pendingWithdrawals",
               (SELECT count(*) FROM nodes WHERE deleted_at IS NULL AND status = 'online')::int
                 AS "nodesOnline",
-              (SELECT count(*) FROM nodes WHERE deleted_at IS NULL)::int AS "nodesTotal"`,
+              (SELECT count(*) FROM nodes WHERE deleted_at IS NULL)::int AS "nodesTotal",
+              (SELECT count(*) FROM users WHERE subscription_on_hold_until > now())::int
+                AS "waitingFirstUse"`,
     );
     return row;
   }
@@ -78,12 +84,17 @@ export class StatsRepository {
        ), traffic AS (
          SELECT t.day, sum(t.bytes_up + t.bytes_down) AS bytes
            FROM node_traffic_days t, span s WHERE t.day >= s.first GROUP BY t.day
+       ), warnings AS (
+         -- Not indexed: the reset job keeps the table to about a period's warnings per user.
+         SELECT (w.sent_at AT TIME ZONE 'UTC')::date AS day, count(*)::int AS n
+           FROM traffic_warnings w, span s
+          WHERE w.sent_at >= s.first::timestamp AT TIME ZONE 'UTC' GROUP BY 1
        )
        SELECT to_char(d.day, 'YYYY-MM-DD') AS date, COALESCE(su.n, 0) AS signups,
               COALESCE(p.n, 0) AS "paidInvoices", COALESCE(p.received, '{}'::jsonb) AS received,
-              COALESCE(t.bytes, 0)::text AS "trafficBytes"
+              COALESCE(t.bytes, 0)::text AS "trafficBytes", COALESCE(w.n, 0) AS "trafficWarnings"
          FROM days d LEFT JOIN signups su ON su.day = d.day LEFT JOIN paid p ON p.day = d.day
-         LEFT JOIN traffic t ON t.day = d.day
+         LEFT JOIN traffic t ON t.day = d.day LEFT JOIN warnings w ON w.day = d.day
         ORDER BY d.day`,
       [days],
     );

@@ -45,6 +45,9 @@ export class StatsTotalsResponse {
 
   @ApiProperty({ description: 'nodes not deleted' })
   nodes_total: number;
+
+  @ApiProperty({ description: 'subscriptions waiting for their first connection (on_first_use)' })
+  waiting_first_use: number;
 }
 
 export class StatsDayResponse {
@@ -70,6 +73,11 @@ export class StatsDayResponse {
     description: 'bytes the nodes carried that day (up and down, before multipliers)',
   })
   traffic_bytes: number;
+
+  @ApiProperty({
+    description: 'traffic warnings (80% and 100% of the limit) the bot sent that day',
+  })
+  traffic_warnings: number;
 }
 
 export class StatsResponse {
@@ -89,6 +97,7 @@ export function toStatsResponse(totals: StatsTotals, days: StatsDay[]): StatsRes
       pending_withdrawals: totals.pendingWithdrawals,
       nodes_online: totals.nodesOnline,
       nodes_total: totals.nodesTotal,
+      waiting_first_use: totals.waitingFirstUse,
     },
     days: days.map((day) => ({
       date: day.date,
@@ -96,6 +105,7 @@ export function toStatsResponse(totals: StatsTotals, days: StatsDay[]): StatsRes
       paid_invoices: day.paidInvoices,
       received: day.received,
       traffic_bytes: Number(day.trafficBytes),
+      traffic_warnings: day.trafficWarnings,
     })),
   };
 }
