@@ -266,6 +266,24 @@ describe('the subscription link: what client apps import', () => {
     expect(page.text).toContain('<title>app</title>');
   });
 
+  it('a plan whose traffic starts again each period: the link says when, as /users/me does', async () => {
+    const user = await subscribedUser(t);
+    const resetAt = new Date(Date.now() + 5 * 86_400_000);
+    resetAt.setUTCHours(0, 0, 0, 0);
+    await t.dataSource.query(`UPDATE users SET traffic_reset_at = $2 WHERE id = $1`, [
+      user.user.id,
+      resetAt,
+    ]);
+    const me = (await t.http().get('/api/v1/users/me').set(user.bearer).expect(200)).body;
+    expect(me.traffic.resets_at).toBe(resetAt.toISOString());
+    const { path } = await linkOf(user);
+    const answer = await fetchAs(path, 'Happ/2.3.1').expect(200);
+    expect(answer.headers['subscription-refill-date']).toBe(String(resetAt.getTime() / 1000));
+    const other = await subscribedUser(t);
+    const plain = await fetchAs((await linkOf(other)).path, 'Happ/2.3.1').expect(200);
+    expect(plain.headers['subscription-refill-date']).toBeUndefined();
+  });
+
   it('?format= overrides the User-Agent', async () => {
     const user = await subscribedUser(t);
     const { path } = await linkOf(user);

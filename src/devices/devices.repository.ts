@@ -50,6 +50,8 @@ export interface LinkFetchView {
   linkDeviceId: string | null;
   planName: string | null;
   expiresAt: Date | null;
+  /** The next traffic reset of the plan's period, if it has one. */
+  trafficResetAt: Date | null;
   blocked: boolean;
   usedBytes: string;
   limitBytes: string;
@@ -259,7 +261,8 @@ export class DevicesRepository {
            FROM devices dv JOIN link ON dv.user_id = link.user_id
        )
        SELECT u.id AS "userId", link.device_id AS "linkDeviceId", u.plan_name AS "planName",
-              u.subscription_expires_at AS "expiresAt", u.blocked_at IS NOT NULL AS blocked,
+              u.subscription_expires_at AS "expiresAt", u.traffic_reset_at AS "trafficResetAt",
+              u.blocked_at IS NOT NULL AS blocked,
               u.traffic_used_bytes::text AS "usedBytes", ${EFFECTIVE_LIMIT_SQL}::text AS "limitBytes",
               COALESCE(p.device_limit, $4::int) AS "deviceLimit",
               (SELECT count(*)::int FROM own) AS "deviceCount",

@@ -231,6 +231,12 @@ export class SubscriptionService {
     const info = ['upload=0', `download=${view.usedBytes}`, `total=${view.limitBytes}`];
     const ends = subscriptionEnd(view);
     if (ends) info.push(`expire=${Math.floor(ends.getTime() / 1000)}`);
+    // When used traffic starts again from zero (as GET /users/me's traffic.resets_at), in the
+    // header Remnawave's apps read for it.
+    const refill =
+      ends && ends.getTime() > Date.now() && view.trafficResetAt
+        ? new Date(view.trafficResetAt)
+        : null;
     const headers: Record<string, string> = {
       'subscription-userinfo': info.join('; '),
       'profile-update-interval': String(this.settings.subUpdateIntervalH),
@@ -240,6 +246,7 @@ export class SubscriptionService {
       'content-disposition': `attachment; filename="${title.replace(/[^A-Za-z0-9._-]/g, '_')}"`,
       'cache-control': 'no-store',
     };
+    if (refill) headers['subscription-refill-date'] = String(Math.floor(refill.getTime() / 1000));
     if (message) headers.announce = `base64:${Buffer.from(message).toString('base64')}`;
     return headers;
   }
@@ -249,7 +256,8 @@ export class SubscriptionService {
 type AccountFigures = Pick<
   LinkFetchView,
   'blocked' | 'planName' | 'expiresAt' | 'usedBytes' | 'limitBytes'
->;
+> &
+  Partial<Pick<LinkFetchView, 'trafficResetAt'>>;
 
 /** The subscription's end as `GET /users/me` shows it: only with a plan. */
 function subscriptionEnd(view: AccountFigures): Date | null {
