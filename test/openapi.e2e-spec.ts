@@ -456,7 +456,11 @@ describe('the OpenAPI document and the client types', () => {
     const leaderboard = answerOf('GET', '/game/leaderboard', 200);
     expect(leaderboard.type).toBe('array');
     expect(fieldsOf(resolve(leaderboard.items ?? {}))).toEqual(['best_score', 'user_id']);
-    expect(fieldsOf(answerOf('GET', '/config', 200))).toEqual(['bot_username', 'grafana_url']);
+    expect(fieldsOf(answerOf('GET', '/config', 200))).toEqual([
+      'bot_username',
+      'grafana_url',
+      'payment_methods',
+    ]);
   });
 
   it('every field and query parameter is snake_case', () => {

@@ -62,7 +62,11 @@ describe('the service with no configuration (embedded PostgreSQL)', () => {
       try {
         await waitHealthy(port, child, 90_000);
         const config = await fetch(`http://127.0.0.1:${port}/api/v1/config`);
-        expect(await config.json()).toEqual({ bot_username: null, grafana_url: null });
+        expect(await config.json()).toEqual({
+          bot_username: null,
+          grafana_url: null,
+          payment_methods: [],
+        });
         expect(postgresProcessesUsing(clusterDir)).not.toEqual([]);
       } finally {
         child.kill('SIGINT');

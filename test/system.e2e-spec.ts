@@ -12,19 +12,46 @@ describe('system routes and the error body', () => {
   it('GET /config reads bot_username and grafana_url from the environment on every request', async () => {
     delete process.env.BOT_USERNAME;
     delete process.env.GRAFANA_URL;
-    await t.http().get('/api/v1/config').expect(200, { bot_username: null, grafana_url: null });
+    await t
+      .http()
+      .get('/api/v1/config')
+      .expect(200, { bot_username: null, grafana_url: null, payment_methods: [] });
 
     process.env.BOT_USERNAME = 'shop_vpn_bot';
     process.env.GRAFANA_URL = 'https://grafana.example.test';
     try {
-      await t
-        .http()
-        .get('/api/v1/config')
-        .expect(200, { bot_username: 'shop_vpn_bot', grafana_url: 'https://grafana.example.test' });
+      await t.http().get('/api/v1/config').expect(200, {
+        bot_username: 'shop_vpn_bot',
+        grafana_url: 'https://grafana.example.test',
+        payment_methods: [],
+      });
     } finally {
       delete process.env.BOT_USERNAME;
       delete process.env.GRAFANA_URL;
     }
+  });
+
+  it('GET /config names the ways of paying whose settings are present, and only those', async () => {
+    const methods = async (env: Record<string, string>) => {
+      const app = await startTestApp(env, { databaseUrl: t.databaseUrl });
+      try {
+        return (await app.http().get('/api/v1/config').expect(200)).body.payment_methods;
+      } finally {
+        await app.close();
+      }
+    };
+    const wallet = 'UQAs2Xk2Ry3hN8MvD5u4x6ErsV6qLEHbGChlnxa9IJ3Yf4kT';
+    // The bot token alone takes Stars; card currencies need the provider token too.
+    expect(await methods({ TON_WALLET_ADDRESS: wallet, BOT_TOKEN: '123456:abc' })).toEqual([
+      'ton',
+      'stars',
+    ]);
+    expect(
+      await methods({
+        BOT_TOKEN: '123456:abc',
+        TELEGRAM_PAYMENT_PROVIDER_TOKEN: '284685063:TEST:x',
+      }),
+    ).toEqual(['telegram', 'stars']);
   });
 
   it('GET /health answers ok while the database is up', async () => {

@@ -1213,6 +1213,14 @@ export interface components {
             bot_username: string | null;
             /** @example https://grafana.example.com */
             grafana_url: string | null;
+            /**
+             * @description The ways of paying that are set up: ton (TON_WALLET_ADDRESS), telegram (BOT_TOKEN and TELEGRAM_PAYMENT_PROVIDER_TOKEN), stars (BOT_TOKEN); empty when none is
+             * @example [
+             *       "ton",
+             *       "stars"
+             *     ]
+             */
+            payment_methods: ("ton" | "telegram" | "stars")[];
         };
         HealthResponse: {
             /** @enum {string} */

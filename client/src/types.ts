@@ -104,6 +104,8 @@ export type PageQuery = NonNullable<paths['/api/v1/invoices']['get']['parameters
 
 /** `GET /config`. */
 export type Config = Schemas['ConfigResponse'];
+/** A way of paying the service may have set up (`Config['payment_methods']`). */
+export type PaymentMethod = Config['payment_methods'][number];
 
 /** `GET /plans`: an active plan; `prices` per currency, e.g. `{ USD: "499" }`. */
 export type Plan = Schemas['PlanResponse'];

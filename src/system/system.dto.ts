@@ -1,4 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { PAYMENT_METHODS, type PaymentMethod } from '../billing/providers/payment-methods';
 
 export class ConfigResponse {
   @ApiProperty({ type: String, nullable: true, example: 'my_vpn_bot' })
@@ -6,6 +7,16 @@ export class ConfigResponse {
 
   @ApiProperty({ type: String, nullable: true, example: 'https://grafana.example.com' })
   grafana_url: string | null;
+
+  @ApiProperty({
+    enum: PAYMENT_METHODS,
+    isArray: true,
+    example: ['ton', 'stars'],
+    description:
+      'The ways of paying that are set up: ton (TON_WALLET_ADDRESS), telegram (BOT_TOKEN and ' +
+      'TELEGRAM_PAYMENT_PROVIDER_TOKEN), stars (BOT_TOKEN); empty when none is',
+  })
+  payment_methods: PaymentMethod[];
 }
 
 export class HealthResponse {

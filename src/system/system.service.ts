@@ -1,7 +1,10 @@
-import { HttpStatus, Injectable } from '@nestjs/common';
+import { HttpStatus, Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { RawResponseException } from '../common/raw-response.exception';
+import { configuredPaymentMethods } from '../billing/providers/payment-methods';
 import { readPublicConfig } from '../config/runtime';
+import { type Settings } from '../config/settings';
+import { SETTINGS } from '../config/settings.module';
 import { Drain } from './drain';
 import type { ConfigResponse, HealthResponse } from './system.dto';
 
@@ -12,10 +15,11 @@ export class SystemService {
   constructor(
     private readonly dataSource: DataSource,
     private readonly drain: Drain,
+    @Inject(SETTINGS) private readonly settings: Settings,
   ) {}
 
   publicConfig(): ConfigResponse {
-    return readPublicConfig();
+    return { ...readPublicConfig(), payment_methods: configuredPaymentMethods(this.settings) };
   }
 
   /** 503 while the database does not answer, and from the moment a shutdown begins. */

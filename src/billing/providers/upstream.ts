@@ -21,8 +21,7 @@ export async function requestJson(url: string, init: RequestInit = {}): Promise<
   try {
     response = await fetch(url, { ...init, signal: AbortSignal.timeout(TIMEOUT_MS) });
   } catch (error) {
-    const reason = error instanceof Error ? error.name : 'error';
-    throw new UpstreamError(`request failed (${reason})`);
+    throw new UpstreamError(`request to ${hostOf(url)} failed: ${failureOf(error, url)}`);
   }
   let text: string;
   try {
@@ -38,6 +37,42 @@ export async function requestJson(url: string, init: RequestInit = {}): Promise<
   }
   if (!response.ok) throw new UpstreamError(`HTTP ${response.status}`, response.status, body);
   return body;
+}
+
+/**
+ * Why a request failed, as an operator can act on it: fetch's own error only says "fetch failed",
+ * the cause under it says `getaddrinfo ENOTFOUND tonapi.io` or `connect ECONNREFUSED …`. The URL is
+ * cut out wherever it appears (a Bot API path holds the bot's token).
+ */
+function failureOf(error: unknown, url: string): string {
+  // Read by shape, not `instanceof`: fetch's errors may come from another realm (a test runner's).
+  const failure = error as ErrorShape | null;
+  if (failure?.name === 'TimeoutError') return `no answer within ${TIMEOUT_MS / 1000} s`;
+  let deepest = failure;
+  while (deepest?.cause && typeof deepest.cause === 'object') deepest = deepest.cause;
+  const reason = Array.isArray(deepest?.errors)
+    ? [...new Set(deepest.errors.map(messageOf))].join('; ')
+    : messageOf(deepest);
+  return reason.split(url).join('<url>');
+}
+
+interface ErrorShape {
+  name?: unknown;
+  message?: unknown;
+  code?: unknown;
+  cause?: ErrorShape;
+  /** AggregateError's: a connection tried on several addresses. */
+  errors?: ErrorShape[];
+}
+
+function hostOf(url: string): string {
+  return URL.canParse(url) ? new URL(url).host : 'an invalid address';
+}
+
+function messageOf(error: ErrorShape | null | undefined): string {
+  if (typeof error?.message === 'string' && error.message) return error.message;
+  if (typeof error?.code === 'string') return error.code;
+  return typeof error?.name === 'string' ? error.name : String(error);
 }
 
 /** `value` as a plain object, or null. */

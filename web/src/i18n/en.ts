@@ -160,6 +160,9 @@ export const en = {
   'plans.payTelegram': 'Pay in Telegram',
   'plans.payStars': 'Pay with Stars',
   'plans.none': 'No plans are on sale right now.',
+  'plans.noPayment': 'No payment method is set up yet.',
+  'plans.noPaymentStaff':
+    'Set TON_WALLET_ADDRESS for TON, BOT_TOKEN for Telegram Stars (and TELEGRAM_PAYMENT_PROVIDER_TOKEN for cards), then restart the service; see docs/payments.md.',
   'plans.creating': 'Making the invoice…',
   'ton.title': 'Pay {plan} with TON',
   'ton.amount': 'Amount',

@@ -160,6 +160,9 @@ export const ru: Record<MessageKey, string> = {
   'plans.payTelegram': 'Оплатить в Telegram',
   'plans.payStars': 'Оплатить звёздами',
   'plans.none': 'Сейчас нет тарифов в продаже.',
+  'plans.noPayment': 'Способы оплаты пока не настроены.',
+  'plans.noPaymentStaff':
+    'Задайте TON_WALLET_ADDRESS для TON, BOT_TOKEN для звёзд Telegram (и TELEGRAM_PAYMENT_PROVIDER_TOKEN для карт) и перезапустите сервис; см. docs/payments.md.',
   'plans.creating': 'Выставляем счёт…',
   'ton.title': 'Оплата тарифа {plan} в TON',
   'ton.amount': 'Сумма',

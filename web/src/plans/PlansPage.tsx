@@ -15,24 +15,41 @@ import {
 import QRCode from 'qrcode';
 import { useEffect, useState } from 'react';
 import { useNavigate } from 'react-router';
-import type { Invoice, Plan, TonPayment } from '../api/client';
-import { useConfirmInvoice, useCreateInvoice, useMe, usePlans } from '../api/hooks';
+import type { Invoice, PaymentMethod, Plan, TonPayment } from '../api/client';
+import {
+  isStaffRole,
+  useConfig,
+  useConfirmInvoice,
+  useCreateInvoice,
+  useMe,
+  usePlans,
+} from '../api/hooks';
 import { useI18n } from '../i18n/i18n';
 import { Failed, Loading } from '../layout/Loading';
 
 export function PlansPage() {
   const { t } = useI18n();
   const plans = usePlans();
+  const config = useConfig();
+  const me = useMe();
   const [invoice, setInvoice] = useState<Invoice | null>(null);
-  if (plans.isPending) return <Loading />;
+  if (plans.isPending || config.isPending) return <Loading />;
   if (plans.isError) return <Failed error={plans.error} retry={() => void plans.refetch()} />;
+  if (config.isError) return <Failed error={config.error} retry={() => void config.refetch()} />;
+  const methods = config.data.payment_methods;
   return (
     <Stack>
       <Title order={1}>{t('plans.title')}</Title>
       {plans.data.length === 0 && <Text>{t('plans.none')}</Text>}
+      {plans.data.length > 0 && methods.length === 0 && (
+        // Buttons that could only fail are not shown; staff are told what to set.
+        <Alert color="gray" role="status" title={t('plans.noPayment')}>
+          {me.data && isStaffRole(me.data.role) ? t('plans.noPaymentStaff') : null}
+        </Alert>
+      )}
       <SimpleGrid cols={{ base: 1, sm: 2, lg: 3 }}>
         {plans.data.map((plan) => (
-          <PlanCard key={plan.name} plan={plan} onInvoice={setInvoice} />
+          <PlanCard key={plan.name} plan={plan} methods={methods} onInvoice={setInvoice} />
         ))}
       </SimpleGrid>
       <Modal
@@ -53,7 +70,16 @@ export function PlansPage() {
   );
 }
 
-function PlanCard({ plan, onInvoice }: { plan: Plan; onInvoice: (invoice: Invoice) => void }) {
+function PlanCard({
+  plan,
+  methods,
+  onInvoice,
+}: {
+  plan: Plan;
+  /** The ways of paying the service has set up (`GET /config`): only these get a button. */
+  methods: PaymentMethod[];
+  onInvoice: (invoice: Invoice) => void;
+}) {
   const { t, money, bytes, errorText } = useI18n();
   const me = useMe();
   const navigate = useNavigate();
@@ -84,7 +110,7 @@ function PlanCard({ plan, onInvoice }: { plan: Plan; onInvoice: (invoice: Invoic
             .map(([code, amount]) => money(amount, code))
             .join(' · ')}
         </Text>
-        {fiat.length > 1 && (
+        {fiat.length > 1 && (methods.includes('ton') || methods.includes('telegram')) && (
           <Select
             label={t('plans.currency')}
             data={fiat}
@@ -94,17 +120,17 @@ function PlanCard({ plan, onInvoice }: { plan: Plan; onInvoice: (invoice: Invoic
           />
         )}
         <Group>
-          {fiat.length > 0 && (
+          {fiat.length > 0 && methods.includes('ton') && (
             <Button loading={create.isPending} onClick={() => buy('ton', currency)}>
               {t('plans.payTon')}
             </Button>
           )}
-          {fiat.length > 0 && (
+          {fiat.length > 0 && methods.includes('telegram') && (
             <Button variant="light" onClick={() => buy('telegram', currency)}>
               {t('plans.payTelegram')}
             </Button>
           )}
-          {'XTR' in plan.prices && (
+          {'XTR' in plan.prices && methods.includes('stars') && (
             <Button variant="light" onClick={() => buy('telegram', 'XTR')}>
               {t('plans.payStars')}
             </Button>
