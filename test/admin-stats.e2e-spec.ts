@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Invoice } from '../src/billing/entities/invoice.entity';
 import { NodeTrafficDay } from '../src/nodes/entities/node-traffic-day.entity';
 import { NodesRepository } from '../src/nodes/nodes.repository';
+import { shownOnlineSql, shownStatus } from '../src/nodes/node-status';
 import { WithdrawalRequest } from '../src/partners/entities/withdrawal-request.entity';
 import { startTestApp, type TestApp } from './harness/app';
 import { newUser, savePlan, type TestUser } from './harness/factories';
@@ -107,14 +108,51 @@ describe('GET /admin/stats', () => {
       },
     ]);
 
-    // Nodes: three, one online, one deleted (not counted even though online).
+    // Nodes: five, their tunnel ports all answering but one deleted, and only one online as staff
+    // are shown it: provisioned with its agent reporting. Never provisioned, or an agent silent
+    // for three minutes (over two report periods), is not counted.
     const nodes = await Promise.all([
       createNode(t, owner),
       createNode(t, owner),
       createNode(t, owner),
+      createNode(t, owner),
+      createNode(t, owner),
     ]);
-    await t.app.get(NodesRepository).recordHealth([nodes[0].id, nodes[2].id], ['online', 'online']);
+    await t.app.get(NodesRepository).recordHealth(
+      nodes.map((node) => node.id),
+      nodes.map(() => 'online'),
+    );
+    const setNode = (node: { id: string }, state: string, reportedSAgo: number | null) =>
+      t.dataSource.query(
+        `UPDATE nodes SET provision_state = $2,
+                last_report_at = now() - make_interval(secs => $3::int) WHERE id = $1`,
+        [node.id, state, reportedSAgo],
+      );
+    await setNode(nodes[0], 'ready', 30);
+    await setNode(nodes[1], 'new', null);
+    await setNode(nodes[2], 'ready', 30);
+    await setNode(nodes[3], 'ready', 180);
+    await setNode(nodes[4], 'failed', 30);
     await t.http().delete(`${API}/admin/nodes/${nodes[2].id}`).set(owner.bearer).expect(204);
+    const shown = await Promise.all(
+      [nodes[0], nodes[1], nodes[3], nodes[4]].map(
+        async (node) =>
+          (await t.http().get(`${API}/admin/nodes/${node.id}`).set(owner.bearer).expect(200)).body
+            .status,
+      ),
+    );
+    expect(shown).toEqual(['online', 'unknown', 'unknown', 'unknown']);
+    // The count's SQL and the list's TypeScript agree on every row (deleted or not).
+    const rows = (await t.dataSource.query(
+      `SELECT status, provision_state AS "provisionState", last_report_at AS "lastReportAt",
+              now() AS now, ${shownOnlineSql('n')} AS online
+         FROM nodes n WHERE id = ANY($1::uuid[])`,
+      [nodes.map((node) => node.id)],
+    )) as (Parameters<typeof shownStatus>[0] & { now: Date; online: boolean })[];
+    expect(rows.map((row) => shownStatus(row, row.now) === 'online')).toEqual(
+      rows.map((row) => row.online),
+    );
+    expect(rows.filter((row) => row.online)).toHaveLength(1);
     await t.dataSource.getRepository(NodeTrafficDay).save([
       {
         nodeId: nodes[0].id,
@@ -136,7 +174,7 @@ describe('GET /admin/stats', () => {
       open_tickets: 2,
       pending_withdrawals: 1,
       nodes_online: 1,
-      nodes_total: 2,
+      nodes_total: 4,
       waiting_first_use: 0,
     });
     const none = {

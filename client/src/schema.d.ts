@@ -1459,7 +1459,7 @@ export interface components {
             active_subscriptions: number;
             open_tickets: number;
             pending_withdrawals: number;
-            /** @description nodes not deleted whose last health check passed */
+            /** @description nodes not deleted, provisioned, whose last health check passed and whose agent reported within two report periods */
             nodes_online: number;
             /** @description nodes not deleted */
             nodes_total: number;
@@ -1950,7 +1950,10 @@ export interface components {
             admission_port: number;
             /** @description hex SHA-256 of the DER of the agent's certificate, lower case: clients pin it; null on a node made before the agent until it is provisioned */
             admission_cert_sha256: string | null;
-            /** @enum {string} */
+            /**
+             * @description online only when provisioned, the tunnel port answers and the agent reported within two report periods; unknown when it was never provisioned or its agent is silent
+             * @enum {string}
+             */
             status: "online" | "offline" | "unknown";
             /** @enum {string} */
             provision_state: "new" | "provisioning" | "ready" | "failed";

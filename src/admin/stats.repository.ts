@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { sqlRows } from '../database/sql';
+import { shownOnlineSql } from '../nodes/node-status';
 
 /** The business as it stands now. */
 export interface StatsTotals {
@@ -46,7 +47,7 @@ export class StatsRepository {
               (SELECT count(*) FROM tickets WHERE status = 'open')::int AS "openTickets",
               (SELECT count(*) FROM withdrawal_requests WHERE status = 'pending')::int
                 AS "pendingWithdrawals",
-              (SELECT count(*) FROM nodes WHERE deleted_at IS NULL AND status = 'online')::int
+              (SELECT count(*) FROM nodes n WHERE n.deleted_at IS NULL AND ${shownOnlineSql('n')})::int
                 AS "nodesOnline",
               (SELECT count(*) FROM nodes WHERE deleted_at IS NULL)::int AS "nodesTotal",
               (SELECT count(*) FROM users WHERE subscription_on_hold_until > now())::int

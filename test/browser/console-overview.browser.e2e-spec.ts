@@ -14,6 +14,7 @@ import type { Locator, Page } from 'playwright-core';
 import { Invoice } from '../../src/billing/entities/invoice.entity';
 import { NodeTrafficDay } from '../../src/nodes/entities/node-traffic-day.entity';
 import { NodesRepository } from '../../src/nodes/nodes.repository';
+import { shownOnlineSql } from '../../src/nodes/node-status';
 import { WithdrawalRequest } from '../../src/partners/entities/withdrawal-request.entity';
 import { minorToDecimal } from '../../web/src/i18n/money';
 import type { TestApp } from '../harness/app';
@@ -131,6 +132,11 @@ describe('the staff console: overview, plans, audit log, settings', () => {
     await side.app
       .get(NodesRepository)
       .recordHealth([nodes[0].id, nodes[1].id], ['online', 'offline']);
+    // Online as staff are shown it: provisioned, and its agent has just reported.
+    await side.dataSource.query(
+      `UPDATE nodes SET provision_state = 'ready', last_report_at = now() WHERE id = $1`,
+      [nodes[0].id],
+    );
     await side.dataSource.getRepository(NodeTrafficDay).save([
       { nodeId: nodes[0].id, day: dayAgo(2), bytesUp: '1000', bytesDown: '2000' },
       { nodeId: nodes[1].id, day: dayAgo(2), bytesUp: '5', bytesDown: '7' },
@@ -174,7 +180,7 @@ describe('the staff console: overview, plans, audit log, settings', () => {
         `SELECT count(*) AS n FROM withdrawal_requests WHERE status = 'pending'`,
       ),
       online: await count(
-        `SELECT count(*) AS n FROM nodes WHERE deleted_at IS NULL AND status = 'online'`,
+        `SELECT count(*) AS n FROM nodes n WHERE deleted_at IS NULL AND ${shownOnlineSql('n')}`,
       ),
       nodes: await count('SELECT count(*) AS n FROM nodes WHERE deleted_at IS NULL'),
     };

@@ -40,7 +40,11 @@ export class StatsTotalsResponse {
   @ApiProperty()
   pending_withdrawals: number;
 
-  @ApiProperty({ description: 'nodes not deleted whose last health check passed' })
+  @ApiProperty({
+    description:
+      'nodes not deleted, provisioned, whose last health check passed and whose agent reported ' +
+      'within two report periods',
+  })
   nodes_online: number;
 
   @ApiProperty({ description: 'nodes not deleted' })

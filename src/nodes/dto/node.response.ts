@@ -6,6 +6,7 @@ import {
   PROVISION_STATES,
   type ProvisionState,
 } from '../entities/node.entity';
+import { shownStatus } from '../node-status';
 import type { NodeRecord, NodeTrafficDayFigures, RoutingNode } from '../nodes.repository';
 
 const iso = (value: Date | null): string | null => (value === null ? null : value.toISOString());
@@ -45,7 +46,13 @@ export class NodeResponse {
     description: `${CERT_SHA256.description}; null on a node made before the agent until it is provisioned`,
   })
   admission_cert_sha256: string | null;
-  @ApiProperty({ enum: NODE_STATUSES }) status: NodeStatus;
+  @ApiProperty({
+    enum: NODE_STATUSES,
+    description:
+      'online only when provisioned, the tunnel port answers and the agent reported within two ' +
+      'report periods; unknown when it was never provisioned or its agent is silent',
+  })
+  status: NodeStatus;
   @ApiProperty({ enum: PROVISION_STATES }) provision_state: ProvisionState;
   @ApiProperty({ type: String, nullable: true }) last_error: string | null;
   @ApiProperty({ type: String, format: 'date-time', nullable: true })
@@ -54,7 +61,7 @@ export class NodeResponse {
   last_report_at: string | null;
   @ApiProperty({ format: 'date-time' }) created_at: string;
 
-  static from(node: NodeRecord): NodeResponse {
+  static from(node: NodeRecord, now = new Date()): NodeResponse {
     return {
       id: node.id,
       name: node.name,
@@ -72,7 +79,7 @@ export class NodeResponse {
       traffic_multiplier: Number(node.trafficMultiplier),
       admission_port: node.admissionPort,
       admission_cert_sha256: node.admissionCertSha256,
-      status: node.status,
+      status: shownStatus(node, now),
       provision_state: node.provisionState,
       last_error: node.lastError,
       last_checked_at: iso(node.lastCheckedAt),
