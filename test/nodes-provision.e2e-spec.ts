@@ -265,6 +265,13 @@ describe('nodes: provisioning and restarts over SSH', () => {
     const after = await read(node.id);
     expect(after.provision_state).toBe('failed');
     expect(after.last_error).toMatch(/failed with exit code 1: step failed on the node/);
+    // The step, its target and what to check there.
+    expect(after.last_error).toMatch(
+      new RegExp(
+        `^uploading to root@127\\.0\\.0\\.1:${server.port}: upload of /opt/vpn-node/provision\\.sh ` +
+          'failed with exit code 1: step failed on the node; check free space in /opt/vpn-node$',
+      ),
+    );
     expect((after.last_error as string).length).toBeLessThanOrEqual(300);
     expect(after.last_error).not.toContain(t.settings.internalSecret);
   });
@@ -273,8 +280,30 @@ describe('nodes: provisioning and restarts over SSH', () => {
     const { node, server } = await nodeWithServer({ exitCode: 3 });
     await provision(node.id).expect(202);
     await settled();
-    expect((await read(node.id)).provision_state).toBe('failed');
+    const after = await read(node.id);
+    expect(after.provision_state).toBe('failed');
+    expect(after.last_error).toMatch(
+      new RegExp(
+        `^/opt/vpn-node/provision\\.sh on deploy@127\\.0\\.0\\.1:${server.port}: provision\\.sh failed ` +
+          'with exit code 3.*; check that the node reaches the internet',
+      ),
+    );
     expect(server.uploads.size).toBe(6); // uploads went through, the run did not
+  });
+
+  it('an SSH port that refuses names the connection and what to check', async () => {
+    const { node, server } = await nodeWithServer();
+    await server.close();
+    await provision(node.id).expect(202);
+    await settled();
+    const after = await read(node.id);
+    expect(after.provision_state).toBe('failed');
+    expect(after.last_error).toMatch(
+      new RegExp(
+        `^SSH to deploy@127\\.0\\.0\\.1:${server.port}: .*ECONNREFUSED.*; check that the port is open ` +
+          "to this service and that the node's SSH key is in ~deploy/\\.ssh/authorized_keys$",
+      ),
+    );
   });
 
   it('answers 202 within a second even when every step takes 3 s', async () => {

@@ -125,11 +125,15 @@ export class ProvisioningService implements OnModuleDestroy {
   private async runProvision(id: string, startedAt: Date): Promise<void> {
     let error: string | null = null;
     const opened: string[] = [];
+    // Where it stopped, for last_error: the step, its target and what to check there.
+    let step: ProvisionStep | null = null;
     try {
       const agent = this.readAgentBundle();
       const before = await this.nodes.get(id);
       if (before) await this.registry.ensureAgentCredentials(before);
+      if (before) step = { kind: 'connect', node: before };
       await this.withSession(id, opened, async (session, node, secrets) => {
+        step = { kind: 'upload', node };
         const realityPrivateKey = this.open(secrets.realityPrivateKeyEnc, opened);
         const tlsKey = this.open(secrets.admissionKeyEnc!, opened);
         const nodeSecret = this.open(secrets.agentSecretEnc!, opened);
@@ -158,11 +162,12 @@ export class ProvisioningService implements OnModuleDestroy {
         const command =
           `${sudo(node)}bash ${shellQuote(NODE_PATHS.script)} ${node.tunnelPort} ${node.admissionPort}` +
           (xrayDigest ? ` ${xrayDigest}` : '');
+        step = { kind: 'script', node };
         const result = await session.run(command);
         if (result.code !== 0) throw new CommandFailedError('provision.sh', result);
       });
     } catch (cause) {
-      error = this.describe(cause, opened);
+      error = this.describe(cause, opened, step);
       this.logger.warn({ node_id: id, error }, 'node provisioning failed');
     }
     await this.finish(id, startedAt, error);
@@ -253,8 +258,11 @@ export class ProvisioningService implements OnModuleDestroy {
     }
   }
 
-  /** A short reason for `last_error`: no transcript, and never a secret. */
-  private describe(error: unknown, secrets: string[]): string {
+  /**
+   * A short reason for `last_error`: no transcript, and never a secret. During a provisioning
+   * (`step`), what failed where comes first and what to check last, cut first when it is long.
+   */
+  private describe(error: unknown, secrets: string[], step: ProvisionStep | null = null): string {
     let text: string;
     if (error instanceof HostKeyMismatchError) {
       text = `host key mismatch: the server presented ${error.seen}`;
@@ -264,12 +272,45 @@ export class ProvisioningService implements OnModuleDestroy {
     } else {
       text = error instanceof Error ? error.message : String(error);
     }
+    // A host key mismatch says itself what to check; AppErrors are the service's own refusals.
+    if (step !== null && !(error instanceof AppError) && !(error instanceof HostKeyMismatchError)) {
+      text = stepReason(step, text);
+    }
     for (const secret of [this.settings.internalSecret, ...secrets]) {
       text = text.split(secret).join('[secret]');
     }
     return text
       .replace(/-----BEGIN[\s\S]*?(-----END[^-]*-----|$)/g, '[key]')
       .slice(0, LAST_ERROR_MAX);
+  }
+}
+
+/** A provisioning's step, on the node as it was read for it. */
+interface ProvisionStep {
+  kind: 'connect' | 'upload' | 'script';
+  node: NodeRecord;
+}
+
+/** `reason` with the step and its target before it and what to check after it. */
+function stepReason({ kind, node }: ProvisionStep, reason: string): string {
+  const target = `${node.sshUser}@${node.host}:${node.sshPort}`;
+  switch (kind) {
+    case 'connect':
+      return (
+        `SSH to ${target}: ${reason}; check that the port is open to this service and that ` +
+        `the node's SSH key is in ~${node.sshUser}/.ssh/authorized_keys`
+      );
+    case 'upload':
+      return (
+        `uploading to ${target}: ${reason}; check free space in ${NODE_PATHS.dir}` +
+        (node.sshUser === 'root' ? '' : ` and that ${node.sshUser} may sudo without a password`)
+      );
+    case 'script':
+      return (
+        `${NODE_PATHS.script} on ${target}: ${reason}; check that the node reaches the internet ` +
+        `(it downloads Xray) and ${node.tunnelPort}/${node.admissionPort} are free, or run ` +
+        'the script there by hand to see all of its output'
+      );
   }
 }
 
