@@ -22,6 +22,7 @@ const INPUTS = [
   'client/src',
   'src/game/samegame.ts',
   'package-lock.json',
+  'scripts/web-compress.mjs',
   'test/browser/web-build.ts',
 ];
 
@@ -62,6 +63,10 @@ export function buildWebApp(): string {
       stdio: 'pipe',
     },
   );
+  // Its compressed copies too, which the service sends by Accept-Encoding.
+  execFileSync(process.execPath, [join(ROOT, 'scripts/web-compress.mjs'), staging], {
+    stdio: 'pipe',
+  });
   try {
     renameSync(staging, dir);
   } catch {
