@@ -20,6 +20,7 @@ import { NodeSecretVersion0020 } from './0020-node-secret-version';
 import { Devices0021 } from './0021-devices';
 import { PlanPeriods0022 } from './0022-plan-periods';
 import { StaffTotp0023 } from './0023-staff-totp';
+import { BulkResetCredentials0024 } from './0024-bulk-reset-credentials';
 
 /** Every migration in order; the numbers in the file names are their order. */
 export const MIGRATIONS = [
@@ -45,4 +46,5 @@ export const MIGRATIONS = [
   Devices0021,
   PlanPeriods0022,
   StaffTotp0023,
+  BulkResetCredentials0024,
 ];

@@ -4,6 +4,7 @@ import { TrafficResetService } from '../src/billing/traffic-reset.service';
 import { SubscriptionsRepository } from '../src/users/subscriptions.repository';
 import { nextResetAfter, nextResetSql, type TrafficReset } from '../src/users/traffic-reset';
 import { UserTrafficRepository } from '../src/users/user-traffic.repository';
+import { RESET_DUE_SQL } from '../src/users/user-traffic.repository';
 import { startTestApp, type TestApp } from './harness/app';
 import { newUser, type TestUser } from './harness/factories';
 import { createNode } from './harness/nodes';
@@ -174,12 +175,42 @@ describe('plans: traffic resets each period, once, across instances (issue 45)',
     expect((await limits(users)).every((u) => u.traffic_used_bytes === 0)).toBe(true);
     const nextDue = new Date(Date.UTC(due.getUTCFullYear(), due.getUTCMonth() + 1, 15));
     expect((await me(users[3])).traffic.resets_at).toBe(nextDue.toISOString());
-    // ...and the nodes' credential sets take them back (a counter going down is a change).
-    const [changes] = (await t.dataSource.query(
-      `SELECT count(DISTINCT user_id)::int AS n FROM credential_changes WHERE user_id = ANY($1::uuid[])`,
-      [users.map((u) => u.user.id)],
-    )) as { n: number }[];
-    expect(changes.n).toBe(12);
+    // ...and the nodes' credential sets take them back: one change per reset user, recorded by
+    // the batch itself, not a second time by the users row trigger (migration 0024).
+    const changes = async () =>
+      (
+        (await t.dataSource.query(
+          `SELECT count(*)::int AS n, count(DISTINCT user_id)::int AS users
+             FROM credential_changes WHERE user_id = ANY($1::uuid[])`,
+          [users.map((u) => u.user.id)],
+        )) as { n: number; users: number }[]
+      )[0];
+    const before = await changes();
+    await t.dataSource.query(`UPDATE users SET traffic_used_bytes = 7 WHERE id = $1`, [
+      users[0].user.id,
+    ]);
+    expect((await changes()).n).toBe(before.n);
+    // A decrease by any other statement is still the trigger's, also after a reset batch in the
+    // same transaction (rolled back: the months below count on these users as they are).
+    const runner = t.dataSource.createQueryRunner();
+    await runner.startTransaction();
+    try {
+      const [batch] = await runner.query(RESET_DUE_SQL, [new Date(Date.UTC(2100, 0, 1)), 1]);
+      // Far ahead: the user it takes has its subscription ended, so it is cleared, not reset.
+      expect(batch).toMatchObject({ picked: 1, reset: 0 });
+      await runner.query(`UPDATE users SET traffic_used_bytes = 0 WHERE id = $1`, [
+        users[0].user.id,
+      ]);
+      const [inside] = await runner.query(
+        `SELECT count(*)::int AS n FROM credential_changes WHERE user_id = ANY($1::uuid[])`,
+        [users.map((u) => u.user.id)],
+      );
+      expect(inside.n).toBe(before.n + 1);
+    } finally {
+      await runner.rollbackTransaction();
+      await runner.release();
+    }
+    expect(before.users).toBe(12);
 
     // The next month's 15th is the next period: one more reset each, then none.
     clockAt(new Date(nextDue.getTime() + 1000));

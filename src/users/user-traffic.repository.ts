@@ -134,11 +134,15 @@ const atMostBigintMax = (bytes: bigint): bigint => (bytes > BIGINT_MAX ? BIGINT_
  * `$2` the most users it takes. The traffic warnings of the period a reset ends go with it (their
  * key is the reset that ends their period), so that table holds at most a period's worth.
  */
-export const RESET_DUE_SQL = `WITH due AS (
+export const RESET_DUE_SQL = `WITH recorded_here AS MATERIALIZED (
+         -- Before any row: this statement records its users' credential changes itself, once
+         -- (migration 0024), so the users row trigger leaves their used-traffic decrease alone.
+         SELECT set_config('vpn.resets_recorded', 'on', true) AS marked
+       ), due AS (
          SELECT u.id, u.traffic_used_bytes AS before, u.traffic_reset_at AS period_start,
                 u.subscription_expires_at > $1::timestamptz AS running,
                 ${nextResetSql('p.traffic_reset', 'p.reset_day', RESET_ANCHOR_SQL, '$1::timestamptz')} AS next_at
-           FROM users u LEFT JOIN plans p ON p.name = u.plan_name
+           FROM users u LEFT JOIN plans p ON p.name = u.plan_name CROSS JOIN recorded_here
           WHERE u.traffic_reset_at <= $1::timestamptz
           ORDER BY u.traffic_reset_at LIMIT $2
           FOR NO KEY UPDATE OF u SKIP LOCKED
@@ -156,9 +160,17 @@ export const RESET_DUE_SQL = `WITH due AS (
        ), warned AS (
          DELETE FROM traffic_warnings w USING reset r
           WHERE w.user_id = r.id AND w.period_key <= r.period_start
+       ), credentials AS (
+         -- Nodes take back the users a reset puts under their limit: one change per user.
+         SELECT record_credential_changes(array_agg(id), array_fill(NULL::uuid, ARRAY[count(*)::int]))
+           FROM reset WHERE done
        )
        SELECT (SELECT count(*) FROM reset)::int AS picked,
-              (SELECT count(*) FROM recorded)::int AS reset`;
+              (SELECT count(*) FROM recorded)::int AS reset,
+              (SELECT count(*) FROM credentials)::int AS recorded_credentials,
+              -- Last, after every row (the trigger's condition is read as each row changes): a
+              -- later statement of the same transaction gets the trigger again.
+              set_config('vpn.resets_recorded', '', true) AS unmarked`;
 
 /**
  * Users' traffic, in their own columns: the counters the proxy's reports add to, the per-user
@@ -305,6 +317,6 @@ export class UserTrafficRepository {
    */
   async resetDue(now: Date, batch: number): Promise<ResetBatch> {
     const [row] = await sqlRows<ResetBatch>(this.txHost.tx, RESET_DUE_SQL, [now, batch]);
-    return row;
+    return { picked: row.picked, reset: row.reset };
   }
 }
