@@ -13,6 +13,11 @@ const REQUIRED = [...SECRET_NAMES, 'PUBLIC_API_URL', 'APP_URL', 'TRUST_PROXY'];
  */
 const LEFT_TO_DEFAULTS = [
   'ACCESS_TOKEN_TTL_S',
+  // Devices and links (docs/connecting.md): defaults an operator changes in the env file.
+  'CREDENTIALS_PROPAGATION_S',
+  'DEVICE_LIMIT_DEFAULT',
+  'DEVICE_SWITCHES_SUSPECT',
+  'SUB_UPDATE_INTERVAL_H',
   'BODY_LIMIT',
   'BODY_LIMIT_LARGE',
   'BOT_REMINDER_INTERVAL_S',
@@ -66,6 +71,7 @@ const LEFT_TO_DEFAULTS = [
   'TELEGRAM_AUTH_MAX_AGE_S',
   'TON_API_URL',
   'TON_RATES_URL',
+  'TRAFFIC_RESET_INTERVAL_S',
   // The image's own web/dist.
   'WEB_DIR',
   'TRAFFIC_LIMIT_DEFAULT_BYTES',

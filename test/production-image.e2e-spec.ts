@@ -37,6 +37,7 @@ const BUILD_INPUTS = [
   'web',
   'client',
   'scripts/web-budget.mjs',
+  'scripts/web-compress.mjs',
   // The node agent: built into agent/dist/agent.js, which the image keeps for provisioning.
   'agent',
 ];

@@ -134,10 +134,11 @@ describe('the console: Nodes', () => {
     expect((await nodeRow('fra-1')).provision_state).toBe('ready');
     expect(ssh.logins).toContain('deploy');
     expect(ssh.uploads.has('/opt/vpn-node/provision.sh')).toBe(true);
-    // The health check reaches the tunnel port: the node's page shows it online by itself.
+    // The health check reaches the tunnel port, but no agent has reported yet: the node's page
+    // does not call it online (it is after the traffic report below).
     await page
       .getByRole('region', { name: 'fra-1' })
-      .getByText('Online', { exact: true })
+      .getByText('Not checked', { exact: true })
       .waitFor({ timeout: 15_000 });
     await expectAccessible(page, 'nodes: node ready');
     await shot(page, 'nodes-ready');
@@ -173,6 +174,11 @@ describe('the console: Nodes', () => {
     await shot(page, 'nodes-list');
 
     await list.getByRole('link', { name: 'fra-1' }).click();
+    // Its tunnel port answers and its agent has reported: online now.
+    await page
+      .getByRole('region', { name: 'fra-1' })
+      .getByText('Online', { exact: true })
+      .waitFor({ timeout: 15_000 });
     const traffic = page.getByRole('region', { name: 'Daily traffic' });
     // Raw 3 MB + 1 KB; counted twice over (multiplier 2).
     await traffic

@@ -306,6 +306,11 @@ describe('the staff console: overview, plans, audit log, settings', () => {
       prices: { USD: '199', EUR: '179' },
       // The form's device limit left empty: the service's default (DEVICE_LIMIT_DEFAULT).
       device_limit: 3,
+      // And the plan's period rules as a new plan has them.
+      traffic_reset: 'none',
+      reset_day: 1,
+      starts: 'on_purchase',
+      on_hold_max_days: 30,
       active: true,
     });
 
@@ -435,6 +440,7 @@ describe('the staff console: overview, plans, audit log, settings', () => {
       'Payouts',
       'Tickets',
       'Settings',
+      'Security',
     ]);
     await other.goto(app.url('/staff/audit'));
     await other.getByRole('region', { name: 'Today' }).waitFor();
