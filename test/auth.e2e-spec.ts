@@ -117,7 +117,7 @@ describe('accounts and sessions', () => {
       partner_code: null,
       commission_percent: null,
       subscription: null,
-      traffic: { limit_bytes: 107374182400, used_bytes: 0 },
+      traffic: { limit_bytes: 107374182400, used_bytes: 0, resets_at: null },
       blocked_at: null,
       created_at: expect.any(String),
     });
