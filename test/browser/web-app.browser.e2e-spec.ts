@@ -111,6 +111,10 @@ describe('the web app in Chromium', () => {
     await dialog.getByText('This is the only time it is shown').waitFor();
     await expectAccessible(page, 'seed shown');
     await shot(page, 'seed-shown');
+    // A reload before "written down" shows the same seed again, not a signed-in account without it.
+    await page.reload();
+    expect(await dialog.getByLabel('Seed', { exact: true }).inputValue()).toBe(seed);
+    expect(pathname(page)).toBe('/');
     const proceed = dialog.getByRole('button', { name: 'Continue' });
     expect(await proceed.isDisabled()).toBe(true);
     await dialog.getByLabel('I have written it down').check();

@@ -20,13 +20,36 @@ import { keys, useConfig, useMe } from '../api/hooks';
 import { Loading } from '../layout/Loading';
 import { useI18n } from '../i18n/i18n';
 
+/**
+ * A new seed until its owner ticks "written down": kept in this tab's session storage only (never
+ * sent anywhere), so a reload shows it again instead of losing the account for good.
+ */
+const UNCONFIRMED_SEED = 'vpn.unconfirmedSeed';
+
+function storedSeed(): string | null {
+  try {
+    return sessionStorage.getItem(UNCONFIRMED_SEED);
+  } catch {
+    return null;
+  }
+}
+
+function keepSeed(seed: string | null): void {
+  try {
+    if (seed === null) sessionStorage.removeItem(UNCONFIRMED_SEED);
+    else sessionStorage.setItem(UNCONFIRMED_SEED, seed);
+  } catch {
+    // Storage turned off: the seed is shown once, as before.
+  }
+}
+
 export function SignInPage() {
   const { t, errorText } = useI18n();
   const me = useMe();
   const navigate = useNavigate();
   const queryClient = useQueryClient();
   const [seed, setSeed] = useState('');
-  const [shownSeed, setShownSeed] = useState<string | null>(null);
+  const [shownSeed, setShownSeed] = useState<string | null>(storedSeed);
   const [wroteDown, setWroteDown] = useState(false);
   const [busy, setBusy] = useState<'create' | 'login' | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -39,6 +62,7 @@ export function SignInPage() {
     setError(null);
     try {
       const created = await api.createSeedAccount();
+      keepSeed(created.seed);
       setShownSeed(created.seed);
     } catch (failure) {
       setError(errorText(failure));
@@ -63,6 +87,7 @@ export function SignInPage() {
   }
 
   async function finish() {
+    keepSeed(null);
     setShownSeed(null);
     await queryClient.invalidateQueries({ queryKey: keys.me });
     await navigate('/account');
