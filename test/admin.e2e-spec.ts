@@ -423,6 +423,25 @@ describe('staff administration and the audit log', () => {
 
     const byId = await list({ q: seeds[0].user.id.toUpperCase() }).expect(200);
     expect(byId.body.items.map((u: { id: string }) => u.id)).toEqual([seeds[0].user.id]);
+    // The start of an id, as the list shows it, with or without its dash.
+    for (const q of [
+      seeds[0].user.id.slice(0, 8),
+      `${seeds[0].user.id.slice(0, 8)}…`,
+      seeds[0].user.id.slice(0, 11),
+    ]) {
+      const byPrefix = await list({ q, limit: 100 }).expect(200);
+      const ids = byPrefix.body.items.map((u: { id: string }) => u.id);
+      expect(ids).toContain(seeds[0].user.id);
+      expect(ids.every((id: string) => id.startsWith(q.replace('…', '')))).toBe(true);
+    }
+    // A partner by its code, in any case.
+    const partner = await newUser(t, 'partner');
+    const [{ partner_code: code }] = (await t.dataSource.query(
+      'SELECT partner_code FROM users WHERE id = $1',
+      [partner.user.id],
+    )) as { partner_code: string }[];
+    const byCode = await list({ q: code.toUpperCase() }).expect(200);
+    expect(byCode.body.items.map((u: { id: string }) => u.id)).toEqual([partner.user.id]);
 
     const plain = await list({ role: 'none', limit: 100 }).expect(200);
     expect(plain.body.items.every((u: { role: unknown }) => u.role === null)).toBe(true);

@@ -72,11 +72,34 @@ export class AdminRepository {
       if (isUUID(q)) {
         matches.push('u.id = :qId');
         params.qId = q.toLowerCase();
+      } else {
+        // The start of an id, as the list shows it (`02007e50…`): a range of the primary key.
+        const range = idPrefixRange(q.replace(/…$/, ''));
+        if (range) {
+          matches.push('u.id BETWEEN :idLow AND :idHigh');
+          Object.assign(params, range);
+        }
       }
+      // A partner by its code, in any case (codes are lower case).
+      matches.push('u.partner_code = :code');
+      params.code = name;
       query.andWhere(`(${matches.join(' OR ')})`, params);
     }
     return query;
   }
+}
+
+/** The lowest and highest ids that start with `prefix` (4 hex digits or more), or null. */
+export function idPrefixRange(prefix: string): { idLow: string; idHigh: string } | null {
+  const given = prefix.toLowerCase();
+  const hex = given.replace(/-/g, '');
+  if (!/^[0-9a-f]{4,31}$/.test(hex)) return null;
+  const canonical = (digits: string) =>
+    `${digits.slice(0, 8)}-${digits.slice(8, 12)}-${digits.slice(12, 16)}-${digits.slice(16, 20)}-${digits.slice(20)}`;
+  const idLow = canonical(hex.padEnd(32, '0'));
+  // Dashes, when given, must stand where an id has them.
+  if (!idLow.startsWith(given)) return null;
+  return { idLow, idHigh: canonical(hex.padEnd(32, 'f')) };
 }
 
 /** A LIKE pattern matching `text` literally (backslash is PostgreSQL's default LIKE escape). */
