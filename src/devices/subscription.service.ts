@@ -6,6 +6,7 @@ import { SETTINGS } from '../config/settings.module';
 import { Metrics } from '../metrics/metrics.service';
 import { RoutingService } from '../nodes/routing.service';
 import { toUserViewResponse } from '../users/dto/user.response';
+import { isOverLimit } from '../users/traffic-limit';
 import { UsersService } from '../users/users.service';
 import { type DeviceKey, DevicesRepository, type LinkFetchView } from './devices.repository';
 import { DevicesService } from './devices.service';
@@ -268,7 +269,7 @@ function accountOutcome(view: AccountFigures): LinkOutcome {
   if (view.blocked) return 'blocked';
   const ends = subscriptionEnd(view);
   if (!ends || ends.getTime() <= Date.now()) return 'expired';
-  if (BigInt(view.usedBytes) >= BigInt(view.limitBytes)) return 'traffic_exceeded';
+  if (isOverLimit(view.usedBytes, view.limitBytes)) return 'traffic_exceeded';
   return 'ok';
 }
 
