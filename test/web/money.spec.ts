@@ -1,3 +1,5 @@
+import { KNOWN_CURRENCIES, minorDigits } from '../../src/billing/currency-digits';
+import { formatMinor } from '../../src/billing/money';
 import { landingAfterFailedRefresh } from '../../web/src/api/landing';
 import { decimalToMinor, minorToDecimal } from '../../web/src/i18n/money';
 
@@ -24,6 +26,22 @@ describe('the web app’s money and landing rules', () => {
     expect(decimalToMinor('-1', 'USD')).toBeNull();
     expect(decimalToMinor('1e3', 'USD')).toBeNull();
     expect(decimalToMinor('', 'USD')).toBeNull();
+  });
+
+  it('counts every currency the service knows in the service’s digits, both ways', () => {
+    // The browser's Intl disagrees for some (HUF, IDR, COP, PKR: 0 digits, IQD: 0, not 3):
+    // a price typed in those would be stored 100 or 1000 times too small.
+    const disagreements = KNOWN_CURRENCIES.flatMap((currency) => {
+      const one = `1${'0'.repeat(minorDigits(currency))}`;
+      const shown = minorToDecimal('123456789', currency);
+      const agree =
+        shown === formatMinor(123456789n, currency) &&
+        decimalToMinor(shown, currency) === '123456789' &&
+        decimalToMinor('1', currency) === one &&
+        minorToDecimal(one, currency) === '1';
+      return agree ? [] : [currency];
+    });
+    expect(disagreements).toEqual([]);
   });
 
   it('sends a visitor whose session cannot be renewed to the sign-in page of the area', () => {

@@ -2,19 +2,15 @@
  * Money as the service sends it: an integer count of the currency's minor unit, as a string of
  * digits. Converted as text, never through floating point.
  */
+import { isKnownCurrency, minorDigits } from '../../../src/billing/currency-digits';
 
-/** Digits of a currency's minor unit: TON counts nanotons, Stars are whole. */
+/**
+ * Digits of a currency's minor unit, from the service's own table (TON counts nanotons, Stars are
+ * whole), never the browser's: Intl gives HUF, IDR, COP, PKR and IQD fewer digits than the service
+ * stores. A code the service does not know (it sends none) counts as two.
+ */
 export function fractionDigits(currency: string): number {
-  if (currency === 'TON') return 9;
-  if (currency === 'XTR') return 0;
-  try {
-    return (
-      new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions()
-        .maximumFractionDigits ?? 2
-    );
-  } catch {
-    return 2;
-  }
+  return isKnownCurrency(currency) ? minorDigits(currency) : 2;
 }
 
 /** `"499"` USD → `4.99`, exactly (money is integer minor units as a string of digits). */
