@@ -16,7 +16,7 @@ import { BillingRepository, type InvoiceFilter, type InvoiceRecord } from './bil
 import { type Confirmation, ConfirmationService } from './confirmation.service';
 import type { InvoiceProvider } from './entities/invoice.entity';
 import { keysetPage, type Page, type PageQuery, pagePosition } from '../common/pagination';
-import { RateLimiter } from '../common/throttling/rate-limiter';
+import { RateLimiter, throttleKey } from '../common/throttling/rate-limiter';
 import { isKnownCurrency } from './money';
 import { PlansRepository } from './plans.repository';
 import {
@@ -67,10 +67,12 @@ export class BillingService {
     clientAddress: string | null,
   ): Promise<InvoiceRecord> {
     // Seed accounts are free: the pending-invoice cap alone does not bound the upstream calls an
-    // order makes. The bot's orders have no client address (Telegram relays them).
-    await this.limiter.hit('invoices', `account:${userId}`, 'invoicesPerAccount');
+    // order makes. The bot's orders have no client address (Telegram relays them); an HTTP
+    // order's is `throttleAddress`'s (an IPv6 client by its /64), as every throttle counts it.
+    await this.limiter.hit('invoices', throttleKey('account', userId), 'invoicesPerAccount');
     if (clientAddress !== null) {
-      await this.limiter.hit('invoices', `address:${clientAddress}`, 'invoicesPerAddress');
+      const address = throttleKey('address', clientAddress);
+      await this.limiter.hit('invoices', address, 'invoicesPerAddress');
     }
     const provider = this.providers.get(order.provider);
     if (!isKnownCurrency(order.currency) || !provider.supports(order.currency)) {

@@ -1,9 +1,10 @@
-import { Body, Controller, Get, HttpCode, Ip, Param, Post, Query, UseGuards } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
 import { mapPage } from '../common/pagination';
 import { ApiCreatedResponse, ApiExtraModels, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import type { AuthUser } from '../common/auth/auth-user';
 import { CurrentUser } from '../common/auth/current-user.decorator';
 import { StaffGuard } from '../common/auth/role.guards';
+import { ThrottleAddress } from '../common/throttling/client-address';
 import { UuidPipe } from '../common/validation';
 import { BillingService } from './billing.service';
 import {
@@ -45,7 +46,7 @@ export class InvoicesController {
   async create(
     @CurrentUser() caller: AuthUser,
     @Body() body: CreateInvoiceRequest,
-    @Ip() address: string,
+    @ThrottleAddress() address: string | null,
   ): Promise<InvoiceResponse> {
     const invoice = await this.billing.createInvoice(
       caller.id,

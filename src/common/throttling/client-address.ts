@@ -1,4 +1,6 @@
 import { isIPv6 } from 'node:net';
+import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
+import type { Request } from 'express';
 
 const V4_MAPPED = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i;
 
@@ -14,6 +16,15 @@ export function throttleAddress(ip: string | undefined): string | null {
   if (!isIPv6(ip)) return ip;
   return `${ipv6Groups(ip).slice(0, 4).join(':')}::/64`;
 }
+
+/**
+ * A handler's parameter: the caller's address as `throttleAddress` gives it (null without one),
+ * for a service that counts a throttle itself.
+ */
+export const ThrottleAddress = createParamDecorator(
+  (_data: unknown, context: ExecutionContext): string | null =>
+    throttleAddress(context.switchToHttp().getRequest<Request>().ip),
+);
 
 /** The eight 16-bit groups of a valid IPv6 address, in lower-case hex without leading zeros. */
 function ipv6Groups(ip: string): string[] {

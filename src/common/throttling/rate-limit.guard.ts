@@ -14,7 +14,7 @@ import { sha256 } from '../secrets';
 import { CANONICAL_UUID } from '../uuid';
 import { DocumentedGuard } from '../openapi/answers';
 import { throttleAddress } from './client-address';
-import { RateLimiter } from './rate-limiter';
+import { RateLimiter, throttleKey } from './rate-limiter';
 
 /** What a throttle counts by; null when the request has no such thing (it is then not counted). */
 const TRACKERS = {
@@ -81,7 +81,7 @@ export class RateLimitGuard implements CanActivate {
           ? [rule.by, TRACKERS[rule.by](request)]
           : [rule.by.name, this.modules.get(rule.by, { strict: false }).keyOf(request)];
       if (key === null) continue;
-      await this.limiter.hit(rule.name, `${kind}:${key}`, rule.limit);
+      await this.limiter.hit(rule.name, throttleKey(kind, key), rule.limit);
     }
     return true;
   }

@@ -5,6 +5,14 @@ import { AppError } from '../errors';
 import { ThrottleHitsRepository } from './throttle-hits.repository';
 
 /**
+ * The one form of a throttle's key: what it counts by (`address`, `account`...) and whose attempt it
+ * is (for an address, always `throttleAddress`'s form of it), so counters of the same thing meet.
+ */
+export function throttleKey(kind: string, key: string): string {
+  return `${kind}:${key}`;
+}
+
+/**
  * The service's one rate limiter: counts one attempt at something limited (`limit`, a RATE_*
  * setting) for one key, in PostgreSQL so every instance counts the same attempts and memory stays
  * flat. Over the limit: 429 RATE_LIMITED with `Retry-After`, and refused for one window. Routes
