@@ -60,7 +60,7 @@ describe('staff sign-in with a second factor', () => {
     const moderator = await newUser(t, 'moderator');
     const { secret } = await enrol(moderator);
     const status = await t.http().get('/api/v1/auth/totp').set(moderator.bearer).expect(200);
-    expect(status.body).toEqual({ enabled: true, recovery_codes_left: 10 });
+    expect(status.body).toEqual({ enabled: true, recovery_codes_left: 10, required: false });
 
     const none = await signIn(moderator);
     expect([none.status, none.body.code]).toEqual([401, 'TOTP_REQUIRED']);
@@ -135,5 +135,36 @@ describe('staff sign-in with a second factor', () => {
     // One sign-in went to enrolment; then wrong codes until the throttle stops them.
     expect(answers.slice(0, 7)).toEqual(Array(7).fill(401));
     expect(answers.slice(7)).toEqual([429, 429]);
+  });
+});
+
+describe('a second factor required of all staff (STAFF_TOTP_REQUIRED)', () => {
+  let t: TestApp;
+  afterAll(() => t?.close());
+
+  it('a staff account without one may only enrol; with it, its routes answer at once', async () => {
+    t = await startTestApp({ STAFF_TOTP_REQUIRED: 'true' });
+    const moderator = await newUser(t, 'moderator');
+    const refused = await t.http().get('/api/v1/admin/stats').set(moderator.bearer);
+    expect([refused.status, refused.body.code]).toEqual([403, 'FORBIDDEN']);
+    expect(refused.body.message).toMatch(/second factor/);
+    const partner = await newUser(t, 'partner');
+    expect((await t.http().get('/api/v1/partners/me/earnings').set(partner.bearer)).status).toBe(
+      403,
+    );
+    // What any account may do is not a staff power, and stays open.
+    expect((await t.http().get('/api/v1/users/me').set(moderator.bearer)).status).toBe(200);
+
+    const status = await t.http().get('/api/v1/auth/totp').set(moderator.bearer).expect(200);
+    expect(status.body).toEqual({ enabled: false, recovery_codes_left: 0, required: true });
+    const setup = await t.http().post('/api/v1/auth/totp/setup').set(moderator.bearer).expect(200);
+    await t
+      .http()
+      .post('/api/v1/auth/totp/enable')
+      .set(moderator.bearer)
+      .send({ code: authenticator.generate(setup.body.secret as string) })
+      .expect(200);
+    // The same session, without signing in again.
+    expect((await t.http().get('/api/v1/admin/stats').set(moderator.bearer)).status).toBe(200);
   });
 });

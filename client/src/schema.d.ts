@@ -1355,6 +1355,8 @@ export interface components {
         TotpStatusResponse: {
             enabled: boolean;
             recovery_codes_left: number;
+            /** @description the operator requires a second factor of every staff account (STAFF_TOTP_REQUIRED): until it is on, only these routes answer */
+            required: boolean;
         };
         TotpSetupResponse: {
             /** @description base32, for typing into the app; also in the URI */

@@ -26,7 +26,11 @@ export class TotpController {
   @ApiOkResponse({ type: TotpStatusResponse })
   async status(@CurrentUser() caller: AuthUser): Promise<TotpStatusResponse> {
     const status = await this.totp.status(caller);
-    return { enabled: status.enabled, recovery_codes_left: status.recoveryCodesLeft };
+    return {
+      enabled: status.enabled,
+      recovery_codes_left: status.recoveryCodesLeft,
+      required: status.required,
+    };
   }
 
   @Answers('CONFLICT')

@@ -44,12 +44,15 @@ export class TotpService {
     @Inject(SETTINGS) private readonly settings: Settings,
   ) {}
 
-  async status(caller: AuthUser): Promise<{ enabled: boolean; recoveryCodesLeft: number }> {
+  async status(
+    caller: AuthUser,
+  ): Promise<{ enabled: boolean; recoveryCodesLeft: number; required: boolean }> {
     const found = await this.totp.find(caller.id);
     const enabled = found?.enabledAt != null;
     return {
       enabled,
       recoveryCodesLeft: enabled ? await this.totp.unusedRecoveryCodes(caller.id) : 0,
+      required: this.settings.staffTotpRequired,
     };
   }
 

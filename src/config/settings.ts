@@ -133,6 +133,11 @@ export interface Settings {
   readonly credentialsPropagationS: number;
   /** The base of subscription links (`<SUB_URL>/sub/<token>`), without a trailing slash. */
   readonly subUrl: string;
+  /**
+   * Every staff account (any role that signs in with a password) must have a second factor: one
+   * without it may only enrol until it has; its other staff routes answer 403.
+   */
+  readonly staffTotpRequired: boolean;
   readonly reconcileIntervalS: number;
   /**
    * Period of the clean-ups: expired throttle rows, old job records, spent routing-token ids past
@@ -308,6 +313,7 @@ export function loadSettings(env: Env = process.env): Settings {
     sessionTokenTtlS: read.int('SESSION_TOKEN_TTL_S', 300, 1, 86_400),
     routingNodesMax: read.int('ROUTING_NODES_MAX', 0, 0, 10_000),
     deviceLimitDefault: read.int('DEVICE_LIMIT_DEFAULT', 3, 1, 20),
+    staffTotpRequired: read.bool('STAFF_TOTP_REQUIRED', false),
     deviceSwitchesSuspect: read.int('DEVICE_SWITCHES_SUSPECT', 6, 1, 1000),
     subUpdateIntervalH: read.int('SUB_UPDATE_INTERVAL_H', 12, 1, 168),
     credentialsPropagationS: read.int('CREDENTIALS_PROPAGATION_S', 5, 1, 600),

@@ -29,6 +29,11 @@ export interface UserWithDefaults {
   defaultLimitBytes: string | null;
   /** The limit of the plan named by `plan_name`; null when it names no plan row (the trial). */
   planLimitBytes: string | null;
+  /**
+   * A staff account's second factor is on; false for other accounts. Read with the session
+   * (`findBySessions`) only; other reads leave it undefined.
+   */
+  secondFactorOn?: boolean;
 }
 
 /**
@@ -101,7 +106,10 @@ export class AccountsRepository {
   async findBySessions(keys: SessionKey[]): Promise<(UserWithDefaults | null)[]> {
     const rows = await preparedRows<Record<string, unknown>>(
       this.dataSource,
-      `SELECT r.id AS refresh_session_id, ${this.withDefaultsSql}
+      `SELECT r.id AS refresh_session_id, ${this.withDefaultsSql},
+              CASE WHEN u.role IS NULL THEN false ELSE EXISTS (
+                SELECT 1 FROM staff_totp t WHERE t.user_id = u.id AND t.enabled_at IS NOT NULL
+              ) END AS second_factor_on
          FROM refresh_sessions r JOIN users u ON u.id = r.user_id
         WHERE r.id = ANY($1::uuid[]) AND r.revoked_at IS NULL`,
       [[...new Set(keys.map((key) => key.sessionId))], DEFAULT_TRAFFIC_LIMIT_KEY],
@@ -109,7 +117,9 @@ export class AccountsRepository {
     const bySession = new Map(rows.map((row) => [row.refresh_session_id as string, row]));
     return keys.map(({ sessionId, userId }) => {
       const row = bySession.get(sessionId);
-      return row?.id === userId ? this.withDefaults(row) : null;
+      return row?.id === userId
+        ? { ...this.withDefaults(row), secondFactorOn: row.second_factor_on === true }
+        : null;
     });
   }
 

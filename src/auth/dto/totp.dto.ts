@@ -31,6 +31,11 @@ export class SecondFactorRequest {
 export class TotpStatusResponse {
   @ApiProperty() enabled: boolean;
   @ApiProperty() recovery_codes_left: number;
+  @ApiProperty({
+    description:
+      'the operator requires a second factor of every staff account (STAFF_TOTP_REQUIRED): until it is on, only these routes answer',
+  })
+  required: boolean;
 }
 
 export class TotpSetupResponse {

@@ -1,18 +1,46 @@
-import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
+import {
+  type CanActivate,
+  type ExecutionContext,
+  Inject,
+  Injectable,
+  Optional,
+} from '@nestjs/common';
+import type { Settings } from '../../config/settings';
+import { SETTINGS } from '../../config/settings.module';
 import type { Role } from '../../users/entities/user.entity';
 import { AppError } from '../errors';
 import { DocumentedGuard } from '../openapi/answers';
 import type { AuthenticatedRequest, AuthUser } from './auth-user';
 
-/** Passes the signed-in callers `allows` accepts; 403 FORBIDDEN for the others. */
+/**
+ * Passes the signed-in callers `allows` accepts; 403 FORBIDDEN for the others. With
+ * `STAFF_TOTP_REQUIRED`, a staff account without a second factor is refused too, except where
+ * the guard lets it enrol one.
+ */
 @DocumentedGuard({ errors: ['UNAUTHENTICATED', 'FORBIDDEN'] })
 abstract class CallerGuard implements CanActivate {
+  /** Routes a staff account may use before it has the second factor the operator requires. */
+  protected readonly enrolment: boolean = false;
+
+  constructor(@Optional() @Inject(SETTINGS) private readonly settings?: Settings) {}
+
   protected abstract allows(user: AuthUser): boolean;
 
   canActivate(context: ExecutionContext): boolean {
     const user = context.switchToHttp().getRequest<AuthenticatedRequest>().user;
     if (!user) throw new AppError('UNAUTHENTICATED', 'sign in first');
     if (!this.allows(user)) throw new AppError('FORBIDDEN', 'your role may not do this');
+    if (
+      this.settings?.staffTotpRequired === true &&
+      !this.enrolment &&
+      user.role !== null &&
+      user.record?.secondFactorOn !== true
+    ) {
+      throw new AppError(
+        'FORBIDDEN',
+        'this service requires a second factor for staff: turn it on in the console (Security) first',
+      );
+    }
     return true;
   }
 }
@@ -55,9 +83,14 @@ export class NodeManageGuard extends CallerGuard {
   }
 }
 
-/** Any staff role: owner, moderator, support, partner (the accounts that sign in with a password). */
+/**
+ * Any staff role: owner, moderator, support, partner (the accounts that sign in with a password);
+ * the second factor's own routes, so they pass also before the factor `STAFF_TOTP_REQUIRED` asks for.
+ */
 @Injectable()
 export class AnyStaffGuard extends CallerGuard {
+  protected override readonly enrolment = true;
+
   protected allows(user: AuthUser): boolean {
     return user.role !== null;
   }

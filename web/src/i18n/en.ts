@@ -552,6 +552,8 @@ export const en = {
   'console.audit.onlyThis': 'Show only what {name} did',
 
   // Console: settings
+  'console.security.required':
+    'This service requires a second factor for every staff account. Set it up below to open the rest of the console.',
   'console.security.tab': 'Security',
   'console.security.title': 'Sign-in security',
   'console.security.about':

@@ -550,6 +550,8 @@ export const ru: Record<MessageKey, string> = {
   'console.audit.onlyThis': 'Показать только действия {name}',
 
   // Console: settings
+  'console.security.required':
+    'Этот сервис требует второй фактор для каждой учётной записи персонала. Настройте его ниже, чтобы открыть остальную консоль.',
   'console.security.tab': 'Безопасность',
   'console.security.title': 'Безопасность входа',
   'console.security.about':

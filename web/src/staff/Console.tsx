@@ -1,15 +1,23 @@
-import { Stack, Tabs, Text, Title } from '@mantine/core';
+import { Alert, Stack, Tabs, Text, Title } from '@mantine/core';
 import { Navigate, Route, Routes, useLocation, useNavigate } from 'react-router';
 import type { User } from '../api/client';
 import { useI18n } from '../i18n/i18n';
-import { CONSOLE_PAGES } from './pages';
+import { CONSOLE_PAGES, SECURITY_PAGE } from './pages';
+import { useSecondFactorStatus } from './security/SecurityPage';
 
-/** The console of a signed-in staff account: a tab per page it may open, the page below. */
+/**
+ * The console of a signed-in staff account: a tab per page it may open, the page below. When the
+ * operator requires a second factor of staff and the account has none yet, only its Security page.
+ */
 export function Console({ user }: { user: User }) {
   const { t } = useI18n();
   const location = useLocation();
   const navigate = useNavigate();
-  const pages = CONSOLE_PAGES.filter((page) => page.allowed(user));
+  const secondFactor = useSecondFactorStatus();
+  const mustEnrol = secondFactor.data?.required === true && !secondFactor.data.enabled;
+  const pages = CONSOLE_PAGES.filter(
+    (page) => page.allowed(user) && (!mustEnrol || page.path === SECURITY_PAGE),
+  );
   const current = location.pathname.replace(/^\/staff\/?/, '').split('/')[0] ?? '';
 
   return (
@@ -19,6 +27,7 @@ export function Console({ user }: { user: User }) {
       <Text size="sm" c="gray.7">
         {t('staff.signedInAs', { name: user.username ?? user.id, role: user.role ?? '' })}
       </Text>
+      {mustEnrol && <Alert color="yellow">{t('console.security.required')}</Alert>}
       {pages.length > 0 && (
         <Tabs value={current} onChange={(value) => value && void navigate(`/staff/${value}`)}>
           <Tabs.List aria-label={t('staff.title')}>

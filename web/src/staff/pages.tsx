@@ -27,6 +27,9 @@ export interface ConsolePage {
  * The console's pages, in the order of their tabs. A signed-in staff account sees the tabs it is
  * allowed and lands on the first of them.
  */
+/** The page a staff account may open before it has the second factor the operator requires. */
+export const SECURITY_PAGE = 'security';
+
 export const CONSOLE_PAGES: ConsolePage[] = [
   {
     path: 'overview',
@@ -63,7 +66,7 @@ export const CONSOLE_PAGES: ConsolePage[] = [
     element: <SettingsPage />,
   },
   {
-    path: 'security',
+    path: SECURITY_PAGE,
     label: 'console.security.tab',
     allowed: access.anyStaff,
     element: <SecurityPage />,

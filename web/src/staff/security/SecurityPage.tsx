@@ -18,6 +18,14 @@ import { type Schemas, staffCall } from '../api';
 
 const STATUS_KEY = ['staff', 'totp'] as const;
 
+/** The signed-in staff account's second factor, and whether the operator requires one. */
+export function useSecondFactorStatus() {
+  return useQuery({
+    queryKey: STATUS_KEY,
+    queryFn: () => staffCall<Schemas['TotpStatusResponse']>('GET', '/auth/totp'),
+  });
+}
+
 /**
  * The signed-in staff account's second factor: set it up (a QR code for the authenticator app,
  * confirmed by a first code, then the recovery codes, shown once), or turn it off with a code.
@@ -25,10 +33,7 @@ const STATUS_KEY = ['staff', 'totp'] as const;
 export function SecurityPage() {
   const { t, errorText } = useI18n();
   const queries = useQueryClient();
-  const status = useQuery({
-    queryKey: STATUS_KEY,
-    queryFn: () => staffCall<Schemas['TotpStatusResponse']>('GET', '/auth/totp'),
-  });
+  const status = useSecondFactorStatus();
   const [setup, setSetup] = useState<Schemas['TotpSetupResponse'] | null>(null);
   const [code, setCode] = useState('');
   const [recovery, setRecovery] = useState<string[] | null>(null);
