@@ -9,25 +9,35 @@ describe('system routes and the error body', () => {
   });
   afterAll(() => t.close());
 
-  it('GET /config reads bot_username and grafana_url from the environment on every request', async () => {
+  it('GET /config reads bot_username from the environment on every request', async () => {
     delete process.env.BOT_USERNAME;
-    delete process.env.GRAFANA_URL;
     await t
       .http()
       .get('/api/v1/config')
       .expect(200, { bot_username: null, grafana_url: null, payment_methods: [] });
 
     process.env.BOT_USERNAME = 'shop_vpn_bot';
-    process.env.GRAFANA_URL = 'https://grafana.example.test';
     try {
       await t.http().get('/api/v1/config').expect(200, {
         bot_username: 'shop_vpn_bot',
-        grafana_url: 'https://grafana.example.test',
+        grafana_url: null,
         payment_methods: [],
       });
     } finally {
       delete process.env.BOT_USERNAME;
+    }
+  });
+
+  it('GET /config gives the GRAFANA_URL the settings validated at start, whatever the environment says later', async () => {
+    const grafana = 'https://grafana.example.test/d/vpn';
+    const app = await startTestApp({ GRAFANA_URL: grafana }, { databaseUrl: t.databaseUrl });
+    process.env.GRAFANA_URL = 'javascript:alert(1)';
+    try {
+      const config = await app.http().get('/api/v1/config').expect(200);
+      expect(config.body.grafana_url).toBe(grafana);
+    } finally {
       delete process.env.GRAFANA_URL;
+      await app.close();
     }
   });
 

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { AppError } from '../common/errors';
 import { RateLimiter } from '../common/throttling/rate-limiter';
 import { randomToken, secretsEqual, sha256 } from '../common/secrets';
-import { readPublicConfig } from '../config/runtime';
+import { readBotUsername } from '../config/runtime';
 import { type Settings } from '../config/settings';
 import { SETTINGS } from '../config/settings.module';
 import type { User } from '../users/entities/user.entity';
@@ -99,7 +99,7 @@ export class AuthService {
       sha256(pollSecret),
       LOGIN_CODE_TTL_S,
     );
-    const bot = readPublicConfig().bot_username;
+    const bot = readBotUsername();
     return {
       code,
       pollSecret,

@@ -1,15 +1,8 @@
 /**
- * Values the contract says are read from the environment on every request (`GET /config`), so an
- * operator can change them without a restart of the settings object.
+ * The value the contract says is read from the environment on every request (`GET /config`'s
+ * `bot_username`), so an operator can change it without a restart of the settings object.
  */
-export function readPublicConfig(): { bot_username: string | null; grafana_url: string | null } {
-  return {
-    bot_username: nonEmpty(process.env.BOT_USERNAME),
-    grafana_url: nonEmpty(process.env.GRAFANA_URL),
-  };
-}
-
-function nonEmpty(value: string | undefined): string | null {
-  const trimmed = value?.trim();
+export function readBotUsername(): string | null {
+  const trimmed = process.env.BOT_USERNAME?.trim();
   return trimmed ? trimmed : null;
 }

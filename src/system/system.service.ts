@@ -2,7 +2,7 @@ import { HttpStatus, Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { RawResponseException } from '../common/raw-response.exception';
 import { configuredPaymentMethods } from '../billing/providers/payment-methods';
-import { readPublicConfig } from '../config/runtime';
+import { readBotUsername } from '../config/runtime';
 import { type Settings } from '../config/settings';
 import { SETTINGS } from '../config/settings.module';
 import { Drain } from './drain';
@@ -19,7 +19,11 @@ export class SystemService {
   ) {}
 
   publicConfig(): ConfigResponse {
-    return { ...readPublicConfig(), payment_methods: configuredPaymentMethods(this.settings) };
+    return {
+      bot_username: readBotUsername(),
+      grafana_url: this.settings.grafanaUrl,
+      payment_methods: configuredPaymentMethods(this.settings),
+    };
   }
 
   /** 503 while the database does not answer, and from the moment a shutdown begins. */
