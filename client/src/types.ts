@@ -1,7 +1,7 @@
 /**
  * Request and response shapes of the routes a front end calls. Every route type lives in this one
- * file; the names follow /work/shared/api-contract.md so that client/src/index.ts and its callers
- * do not depend on how the service names its classes.
+ * file; the names are the API contract's (the routes' own words, as in docs/routes.md) so that
+ * client/src/index.ts and its callers do not depend on how the service names its classes.
  *
  * Where the service serves a route, its shapes are aliases of the types `openapi-typescript`
  * generates from the service's own OpenAPI document (`GET /api/v1/docs-json`, committed as

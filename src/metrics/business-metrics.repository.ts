@@ -22,9 +22,6 @@ export interface NodeCounts {
   reportAges: { node: string; seconds: number }[];
 }
 
-/** SQLSTATE undefined_table. */
-const UNDEFINED_TABLE = '42P01';
-
 /**
  * The scrape-time reads behind the business metrics: one small aggregate per group, read-only,
  * outside any transaction.
@@ -82,45 +79,35 @@ export class BusinessMetricsRepository {
     }));
   }
 
-  /**
-   * Nodes by health status and provision state, and the age of each one's last traffic report;
-   * null while the database has no `nodes` table (it arrives with the nodes feature).
-   */
-  async nodeCounts(): Promise<NodeCounts | null> {
-    try {
-      const rows = await sqlRows<{
-        name: string;
-        status: string;
-        provision_state: string;
-        report_age_s: number | null;
-      }>(
-        this.dataSource,
-        `SELECT name, status, provision_state,
-                extract(epoch FROM now() - last_report_at)::float8 AS report_age_s
-           FROM nodes WHERE deleted_at IS NULL`,
-      );
-      const byState = new Map<string, { status: string; provisionState: string; count: number }>();
-      for (const row of rows) {
-        const key = `${row.status}|${row.provision_state}`;
-        const entry = byState.get(key) ?? {
-          status: row.status,
-          provisionState: row.provision_state,
-          count: 0,
-        };
-        entry.count += 1;
-        byState.set(key, entry);
-      }
-      return {
-        byState: [...byState.values()],
-        reportAges: rows
-          .filter((r) => r.report_age_s !== null)
-          .map((r) => ({ node: r.name, seconds: Number(r.report_age_s) })),
+  /** Nodes by health status and provision state, and the age of each one's last traffic report. */
+  async nodeCounts(): Promise<NodeCounts> {
+    const rows = await sqlRows<{
+      name: string;
+      status: string;
+      provision_state: string;
+      report_age_s: number | null;
+    }>(
+      this.dataSource,
+      `SELECT name, status, provision_state,
+              extract(epoch FROM now() - last_report_at)::float8 AS report_age_s
+         FROM nodes WHERE deleted_at IS NULL`,
+    );
+    const byState = new Map<string, { status: string; provisionState: string; count: number }>();
+    for (const row of rows) {
+      const key = `${row.status}|${row.provision_state}`;
+      const entry = byState.get(key) ?? {
+        status: row.status,
+        provisionState: row.provision_state,
+        count: 0,
       };
-    } catch (error) {
-      if ((error as { driverError?: { code?: string } }).driverError?.code === UNDEFINED_TABLE) {
-        return null;
-      }
-      throw error;
+      entry.count += 1;
+      byState.set(key, entry);
     }
+    return {
+      byState: [...byState.values()],
+      reportAges: rows
+        .filter((r) => r.report_age_s !== null)
+        .map((r) => ({ node: r.name, seconds: Number(r.report_age_s) })),
+    };
   }
 }

@@ -25,9 +25,6 @@ export const NODE_PATHS = {
   tlsKey: '/opt/vpn-node/staging/tls.key',
 } as const;
 
-/** The systemd unit of the node agent (installed by deploy/node/provision.sh). */
-export const AGENT_UNIT = 'vpn-node-agent';
-
 /** The systemd unit of the tunnel (installed by deploy/node/provision.sh). */
 export const XRAY_UNIT = 'xray';
 
