@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
+import { MONEY_RECEIVED_SQL } from '../billing/money-received';
 import { sqlRows } from '../database/sql';
 import { shownOnlineSql } from '../nodes/node-status';
 
@@ -57,9 +58,8 @@ export class StatsRepository {
   }
 
   /**
-   * The last `days` UTC days, today included, oldest first. Money received is what paid invoices
-   * brought, by the day they were paid: in TON (nanotons) for `ton` invoices, in the invoice's
-   * currency otherwise, as the metrics count it.
+   * The last `days` UTC days, today included, oldest first. Money received (MONEY_RECEIVED_SQL,
+   * as the metrics count it) by the day it was paid.
    */
   days(days: number): Promise<StatsDay[]> {
     return sqlRows<StatsDay>(
@@ -73,11 +73,10 @@ export class StatsRepository {
            FROM users u, span s WHERE u.created_at >= s.first::timestamp AT TIME ZONE 'UTC'
           GROUP BY 1
        ), paid_by_currency AS (
-         SELECT (i.paid_at AT TIME ZONE 'UTC')::date AS day,
-                CASE WHEN i.provider = 'ton' THEN 'TON' ELSE i.currency END AS currency,
-                count(*) AS n, sum(i.amount) AS amount
-           FROM invoices i, span s
-          WHERE i.status = 'paid' AND i.paid_at >= s.first::timestamp AT TIME ZONE 'UTC'
+         SELECT (r.paid_at AT TIME ZONE 'UTC')::date AS day, r.currency,
+                count(*) AS n, sum(r.amount) AS amount
+           FROM (${MONEY_RECEIVED_SQL}) r, span s
+          WHERE r.paid_at >= s.first::timestamp AT TIME ZONE 'UTC'
           GROUP BY 1, 2
        ), paid AS (
          SELECT day, sum(n)::int AS n, jsonb_object_agg(currency, amount::text) AS received

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { MONEY_RECEIVED_SQL } from '../billing/money-received';
 import { sqlRows } from '../database/sql';
 
 export interface UserCounts {
@@ -66,10 +67,8 @@ export class BusinessMetricsRepository {
   async paymentTotals(): Promise<PaymentTotals[]> {
     const rows = await sqlRows<{ currency: string; provider: string; n: string; amount: string }>(
       this.dataSource,
-      // A `ton` invoice's amount is in nanotons whatever fiat its price was chosen in.
-      `SELECT CASE WHEN provider = 'ton' THEN 'TON' ELSE currency END AS currency, provider,
-              count(*) AS n, sum(amount)::text AS amount
-         FROM invoices WHERE status = 'paid' GROUP BY 1, 2`,
+      `SELECT r.currency, r.provider, count(*) AS n, sum(r.amount)::text AS amount
+         FROM (${MONEY_RECEIVED_SQL}) r GROUP BY 1, 2`,
     );
     return rows.map((r) => ({
       currency: r.currency,
