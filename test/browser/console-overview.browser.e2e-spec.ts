@@ -166,6 +166,15 @@ describe('the staff console: overview, plans, audit log, settings', () => {
   }
 
   it("the owner's overview shows what the database holds, today's figures and 30 days", async () => {
+    // One account waits for its first connection, and the bot warned two of their traffic today.
+    await db.query(
+      `UPDATE users SET subscription_on_hold_until = now() + interval '20 days'
+        WHERE id = (SELECT id FROM users WHERE role IS NULL ORDER BY created_at LIMIT 1)`,
+    );
+    await db.query(
+      `INSERT INTO traffic_warnings (user_id, kind, period_key, sent_at)
+       SELECT id, 'traffic80', now(), now() FROM users WHERE role IS NULL ORDER BY created_at LIMIT 2`,
+    );
     page = await app.newPage();
     await signInToConsole(app, page, owner);
     expect(pathname(page)).toBe('/staff/overview');
@@ -199,6 +208,8 @@ describe('the staff console: overview, plans, audit log, settings', () => {
     expect(await figure(today, 'Pending withdrawals')).toBe(String(held.withdrawals));
     expect(await figure(today, 'Nodes online')).toBe(`${held.online} of ${held.nodes}`);
     expect(await figure(today, 'Received today')).toBe('4.5 EUR');
+    expect(await figure(today, 'Waiting for first connection')).toBe('1');
+    expect(await figure(today, 'Traffic warnings sent today')).toBe('2');
 
     // Per day, as the database holds it: accounts created, invoices paid and what they brought
     // (TON invoices in TON), bytes the nodes carried.

@@ -64,6 +64,14 @@ export function OverviewPage() {
               total: totals.nodes_total,
             })}
           />
+          <Figure
+            label={t('console.overview.waitingFirstUse')}
+            value={String(totals.waiting_first_use)}
+          />
+          <Figure
+            label={t('console.overview.warningsToday')}
+            value={String(today?.traffic_warnings ?? 0)}
+          />
         </SimpleGrid>
       </Card>
       <SimpleGrid cols={{ base: 1, md: 2 }}>
@@ -97,6 +105,11 @@ export function OverviewPage() {
           title={t('console.overview.traffic')}
           points={days.map((day) => ({ date: day.date, value: day.traffic_bytes }))}
           format={bytes}
+        />
+        <DailyChart
+          title={t('console.overview.warnings')}
+          points={days.map((day) => ({ date: day.date, value: day.traffic_warnings }))}
+          format={count}
         />
       </SimpleGrid>
       {currencies.length === 0 && <Text size="sm">{t('console.overview.noMoney')}</Text>}
