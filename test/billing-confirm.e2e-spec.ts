@@ -323,7 +323,15 @@ describe('billing: confirmation, rewards, reconciliation', () => {
       const referrer = await newUser(t, 'telegram');
       const buyer = await newUser(t, 'seed', { referredByUserId: referrer.user.id });
       const invoices: Invoice[] = [];
-      for (let i = 0; i < 8; i += 1) invoices.push(await order(buyer));
+      for (let i = 0; i < 8; i += 1) {
+        const invoice = await order(buyer);
+        // Under an hour left: the next order is a new invoice, not this one given again.
+        await t.dataSource.query(
+          `UPDATE invoices SET expires_at = now() + interval '30 minutes' WHERE id = $1`,
+          [invoice.id],
+        );
+        invoices.push(invoice);
+      }
       invoices.forEach((invoice) => payOnChain(invoice));
       const results = await Promise.all(invoices.map((invoice) => confirm(buyer, invoice.id)));
       expect(results.map((r) => r.status)).toEqual(invoices.map(() => 200));
@@ -576,19 +584,20 @@ describe('billing: confirmation, rewards, reconciliation', () => {
   describe('reconciliation', () => {
     it('confirms paid invoices, expires stale ones, credits late payments within 7 days', async () => {
       const buyer = await newUser(t, 'seed');
-      const paidNow = await order(buyer);
-      const stale = await order(buyer);
-      const lateButOk = await order(buyer);
-      const tooLate = await order(buyer);
       const age = async (invoice: Invoice, days: number) =>
         t.dataSource.query(
           `UPDATE invoices SET created_at = now() - make_interval(days => $2),
              expires_at = now() - make_interval(days => $2) + interval '24 hours' WHERE id = $1`,
           [invoice.id, days],
         );
+      // Each aged before the next order, which would otherwise be given it again.
+      const stale = await order(buyer);
       await age(stale, 2);
+      const lateButOk = await order(buyer);
       await age(lateButOk, 6);
+      const tooLate = await order(buyer);
       await age(tooLate, 8);
+      const paidNow = await order(buyer);
       payOnChain(paidNow);
       payOnChain(lateButOk);
       payOnChain(tooLate);

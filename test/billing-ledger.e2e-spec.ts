@@ -185,9 +185,10 @@ describe('billing: every transfer read, unmatched money kept for staff', () => {
   it('too little, no invoice, too late: kept with the reason; staff attach one to an invoice, once, audited', async () => {
     const partner = await newUser(t, 'partner', { commissionPercent: '20.00' });
     const buyer = await newUser(t, 'seed', { referredByPartnerId: partner.user.id });
-    const invoice = await order(buyer);
+    // Aged before the next order, which would otherwise be given it again.
     const old = await order(buyer);
     await age(old, 8);
+    const invoice = await order(buyer);
     const short = pay(invoice, { value: (BigInt(invoice.amount) - 1n).toString() });
     const late = pay(old);
     const stray = send({ value: '777', comment: 'who knows' });
@@ -237,7 +238,12 @@ describe('billing: every transfer read, unmatched money kept for staff', () => {
     const stillListed = (await unmatched()).map((u) => u.tx_ref);
     expect(stillListed).toEqual(expect.arrayContaining([short, dust, stray]));
 
-    // Two staff attach the same payment to two invoices at once: one wins.
+    // Two staff attach the same payment to two invoices at once: one wins. The first has under an
+    // hour left, so the buyer's next order is a second invoice, not the first given again.
+    await t.dataSource.query(
+      `UPDATE invoices SET expires_at = now() + interval '30 minutes' WHERE id = $1`,
+      [invoice.id],
+    );
     const second = await order(buyer);
     const [a, b] = await Promise.all([attach(invoice.id, exact), attach(second.id, exact)]);
     expect([a.status, b.status].sort()).toEqual([200, 404]);
@@ -294,11 +300,12 @@ describe('billing: every transfer read, unmatched money kept for staff', () => {
 
   it('a payment after expiry pays only if it still covers the price at the current rate', async () => {
     const buyer = await newUser(t, 'seed');
+    // Each aged before the next order, which would otherwise be given it again.
     const fell = await order(buyer);
-    const rose = await order(buyer);
-    const pending = await order(buyer);
     await age(fell, 2);
+    const rose = await order(buyer);
     await age(rose, 2);
+    const pending = await order(buyer);
     // TON falls 20%: the old amount no longer buys the plan.
     world.tonapi.rates.set('USD', '2');
     clock.advance(3_600_000);

@@ -1,6 +1,12 @@
 /** How long a pending invoice waits for its payment before it is `expired`. */
 export const INVOICE_TTL_HOURS = 24;
 
+/**
+ * A pending TON invoice is offered again to the same user for the same plan and currency (instead
+ * of a new one at a new rate) while it has at least this long left: time enough to pay it.
+ */
+export const INVOICE_REUSE_MIN_LEFT_MINUTES = 60;
+
 /** A payment for an expired invoice is still credited this many days after the invoice was made. */
 export const LATE_PAYMENT_DAYS = 7;
 

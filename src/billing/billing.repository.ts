@@ -111,6 +111,25 @@ export class BillingRepository {
     return row.n;
   }
 
+  /**
+   * The user's newest pending invoice for this plan, currency and provider with at least
+   * `minLeftMinutes` before it expires: what a repeated order of the same thing is given again.
+   */
+  async reusableInvoice(
+    order: { userId: string; planName: string; currency: string; provider: InvoiceProvider },
+    minLeftMinutes: number,
+  ): Promise<InvoiceRecord | null> {
+    const [invoice] = await sqlRows<InvoiceRecord>(
+      this.txHost.tx,
+      `SELECT ${INVOICE} FROM invoices i
+       WHERE i.user_id = $1 AND i.plan_name = $2 AND i.currency = $3 AND i.provider = $4
+         AND i.status = 'pending' AND i.expires_at > now() + make_interval(mins => $5)
+       ORDER BY i.created_at DESC LIMIT 1`,
+      [order.userId, order.planName, order.currency, order.provider, minLeftMinutes],
+    );
+    return invoice ?? null;
+  }
+
   async insertInvoice(invoice: NewInvoice): Promise<InvoiceRecord> {
     try {
       const [inserted] = await sqlRows<InvoiceRecord>(

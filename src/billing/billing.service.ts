@@ -10,7 +10,12 @@ import {
   SubscriptionsRepository,
 } from '../users/subscriptions.repository';
 import { Transactional } from '@nestjs-cls/transactional';
-import { INVOICE_TTL_HOURS, MAX_PENDING_INVOICES, TRIAL_PLAN_NAME } from './billing.constants';
+import {
+  INVOICE_REUSE_MIN_LEFT_MINUTES,
+  INVOICE_TTL_HOURS,
+  MAX_PENDING_INVOICES,
+  TRIAL_PLAN_NAME,
+} from './billing.constants';
 import { CommentTakenCondition } from './billing.errors';
 import { BillingRepository, type InvoiceFilter, type InvoiceRecord } from './billing.repository';
 import { type Confirmation, ConfirmationService } from './confirmation.service';
@@ -60,6 +65,8 @@ export class BillingService {
    * Nothing is written when the provider (or its exchange rate) is unavailable. A user holds at
    * most MAX_PENDING_INVOICES pending invoices, checked under a lock of the user's row before any
    * upstream is asked, so a refused order costs no upstream call even when many arrive at once.
+   * A TON order of a plan the user already has a pending invoice for (same currency, with time
+   * left to pay) answers that invoice: its amount, address and comment stay what the payer saw.
    */
   async createInvoice(
     userId: string,
@@ -105,8 +112,9 @@ export class BillingService {
   }
 
   /**
-   * Under the lock of the user's row (one user's orders run one after another): the cap, then the
-   * provider, then the insert.
+   * Under the lock of the user's row (one user's orders run one after another, so two at once
+   * cannot both miss the pending invoice and make two): the pending invoice to reuse, the cap, then
+   * the provider, then the insert.
    */
   @Transactional()
   private async createWithinCap(
@@ -117,6 +125,11 @@ export class BillingService {
   ): Promise<InvoiceRecord> {
     if ((await this.users.lock([userId])).length === 0) {
       throw new AppError('NO_USER', 'user not found');
+    }
+    if (provider.kind === 'ton') {
+      const order = { userId, planName: quote.name, currency, provider: provider.kind };
+      const pending = await this.billing.reusableInvoice(order, INVOICE_REUSE_MIN_LEFT_MINUTES);
+      if (pending) return pending;
     }
     if ((await this.billing.pendingInvoiceCount(userId)) >= MAX_PENDING_INVOICES) {
       throw tooManyPending();

@@ -12,12 +12,13 @@ import {
 } from '@mantine/core';
 import { type FormEvent, useState } from 'react';
 import { Link } from 'react-router';
-import type { InvoiceStatus, User } from '../api/client';
+import type { Invoice, InvoiceStatus, User } from '../api/client';
 import { useAttachPartner, useInvoices, useMe, useStartTrial } from '../api/hooks';
 import { useI18n } from '../i18n/i18n';
 import { DataTable, Section } from '../layout/DataTable';
 import { Failed, Loading } from '../layout/Loading';
 import { useNotify } from '../layout/notify';
+import { InvoiceDialog, invoiceExpiry } from '../plans/InvoiceDialog';
 import { ConnectSection } from './ConnectSection';
 
 const DAY_MS = 86_400_000;
@@ -201,8 +202,10 @@ function PartnerCard({ user }: { user: User }) {
 function InvoicesCard() {
   const { t, money, date } = useI18n();
   const invoices = useInvoices();
+  const [open, setOpen] = useState<Invoice | null>(null);
   return (
     <Section title={t('account.invoices')}>
+      <InvoiceDialog invoice={open} onClose={() => setOpen(null)} />
       {invoices.isPending && <Loading />}
       {invoices.isError && <Failed error={invoices.error} retry={() => void invoices.refetch()} />}
       {invoices.data && (
@@ -220,6 +223,23 @@ function InvoicesCard() {
             {
               header: t('account.invoiceStatus'),
               cell: (invoice) => <StatusBadge status={invoice.status} />,
+            },
+            {
+              header: t('account.invoicePay'),
+              cell: (invoice) =>
+                invoice.status === 'pending' && invoiceExpiry(invoice).getTime() > Date.now() ? (
+                  <Button
+                    size="compact-sm"
+                    variant="light"
+                    onClick={() => setOpen(invoice)}
+                    aria-label={t('account.invoiceOpen', {
+                      plan: invoice.plan_name,
+                      date: date(invoice.created_at),
+                    })}
+                  >
+                    {t('account.invoicePayButton')}
+                  </Button>
+                ) : null,
             },
           ]}
         />

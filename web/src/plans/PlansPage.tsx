@@ -1,31 +1,11 @@
-import {
-  Alert,
-  Anchor,
-  Button,
-  Card,
-  Group,
-  Image,
-  Modal,
-  Select,
-  SimpleGrid,
-  Stack,
-  Text,
-  Title,
-} from '@mantine/core';
-import QRCode from 'qrcode';
-import { useEffect, useState } from 'react';
+import { Alert, Button, Card, Group, Select, SimpleGrid, Stack, Text, Title } from '@mantine/core';
+import { useState } from 'react';
 import { useNavigate } from 'react-router';
-import type { Invoice, PaymentMethod, Plan, TonPayment } from '../api/client';
-import {
-  isStaffRole,
-  useConfig,
-  useConfirmInvoice,
-  useCreateInvoice,
-  useMe,
-  usePlans,
-} from '../api/hooks';
+import type { Invoice, PaymentMethod, Plan } from '../api/client';
+import { isStaffRole, useConfig, useCreateInvoice, useMe, usePlans } from '../api/hooks';
 import { useI18n } from '../i18n/i18n';
 import { Failed, Loading } from '../layout/Loading';
+import { InvoiceDialog } from './InvoiceDialog';
 
 export function PlansPage() {
   const { t } = useI18n();
@@ -52,20 +32,7 @@ export function PlansPage() {
           <PlanCard key={plan.name} plan={plan} methods={methods} onInvoice={setInvoice} />
         ))}
       </SimpleGrid>
-      <Modal
-        opened={invoice !== null}
-        onClose={() => setInvoice(null)}
-        title={
-          invoice &&
-          t(invoice.provider === 'ton' ? 'ton.title' : 'telegram.title', {
-            plan: invoice.plan_name,
-          })
-        }
-        closeButtonProps={{ 'aria-label': t('common.close') }}
-      >
-        {invoice && invoice.provider === 'ton' && <TonInvoice invoice={invoice} />}
-        {invoice && invoice.provider === 'telegram' && <TelegramInvoice invoice={invoice} />}
-      </Modal>
+      <InvoiceDialog invoice={invoice} onClose={() => setInvoice(null)} />
     </Stack>
   );
 }
@@ -143,77 +110,5 @@ function PlanCard({
         )}
       </Stack>
     </Card>
-  );
-}
-
-function TonInvoice({ invoice }: { invoice: Invoice }) {
-  const { t, money, date, errorText } = useI18n();
-  const payment = invoice.payment as TonPayment;
-  const confirm = useConfirmInvoice();
-  const [qr, setQr] = useState<string | null>(null);
-
-  useEffect(() => {
-    let live = true;
-    QRCode.toDataURL(payment.link, { margin: 1, width: 220 })
-      .then((url) => live && setQr(url))
-      .catch(() => live && setQr(null));
-    return () => {
-      live = false;
-    };
-  }, [payment.link]);
-
-  if (confirm.data) {
-    return (
-      <Alert color="green" role="status">
-        {t('ton.done', { date: date(confirm.data.subscription.expires_at) })}
-      </Alert>
-    );
-  }
-  return (
-    <Stack gap="sm">
-      <Text size="sm">{t('ton.steps')}</Text>
-      <Field label={t('ton.amount')} value={money(payment.amount_nano, 'TON')} />
-      <Field label={t('ton.address')} value={payment.address} />
-      <Field label={t('ton.comment')} value={payment.comment} />
-      {qr && <Image src={qr} alt={t('ton.qr')} w={220} h={220} mx="auto" />}
-      <Anchor href={payment.link}>{t('ton.open')}</Anchor>
-      {confirm.isError && (
-        <Alert color="red" role="alert">
-          {errorText(confirm.error)}
-        </Alert>
-      )}
-      <Button onClick={() => confirm.mutate(invoice.id)} loading={confirm.isPending}>
-        {t('ton.paid')}
-      </Button>
-      {confirm.isPending && (
-        <Text size="sm" role="status">
-          {t('ton.checking')}
-        </Text>
-      )}
-    </Stack>
-  );
-}
-
-function Field({ label, value }: { label: string; value: string }) {
-  return (
-    <div>
-      <Text size="sm">{label}</Text>
-      <Text ff="monospace" style={{ wordBreak: 'break-all' }}>
-        {value}
-      </Text>
-    </div>
-  );
-}
-
-function TelegramInvoice({ invoice }: { invoice: Invoice }) {
-  const { t } = useI18n();
-  const link = 'invoice_link' in invoice.payment ? invoice.payment.invoice_link : '';
-  return (
-    <Stack>
-      <Button component="a" href={link} target="_blank" rel="noopener noreferrer">
-        {t('telegram.open')}
-      </Button>
-      <Text size="sm">{t('telegram.after')}</Text>
-    </Stack>
   );
 }
