@@ -26,6 +26,9 @@ describe('the temporary folder after a test run', () => {
         [
           'node_modules/jest/bin/jest.js',
           '--ci',
+          // One tier: each tier's project would otherwise run the file.
+          '--selectProjects',
+          'e2e',
           '--testMatch',
           '**/test/fixtures/temp-files.fixture.ts',
         ],

@@ -18,9 +18,12 @@ const SECRETS = {
 /** Tells the test that a request to `/hang` reached the server. */
 const hanging = new EventEmitter();
 
+/** Tells the test that the log sink received a line. */
+const logged = new EventEmitter();
+
 /** Resolves once `lines` holds `count` lines. */
 async function linesReach(lines: unknown[], count: number): Promise<void> {
-  while (lines.length < count) await new Promise((done) => setTimeout(done, 10));
+  while (lines.length < count) await new Promise((done) => logged.once('line', done));
 }
 
 /** The service's logger and request-log middleware on a bare Express app, its lines into `lines`. */
@@ -39,6 +42,7 @@ function serverLogging(lines: Record<string, unknown>[]): Server {
     write(chunk: Buffer, _encoding, done) {
       for (const line of chunk.toString().split('\n').filter(Boolean)) {
         lines.push(JSON.parse(line) as Record<string, unknown>);
+        logged.emit('line');
       }
       done();
     },

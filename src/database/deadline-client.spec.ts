@@ -41,8 +41,9 @@ describe('DeadlineClient', () => {
       const next = Date.now();
       await expect(client.query('ROLLBACK')).rejects.toThrow();
       expect(Date.now() - next).toBeLessThan(150);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      expect(sockets[0].destroyed || sockets[0].readableEnded).toBe(true);
+      // The server sees the connection close (the test times out if it never does).
+      if (!sockets[0].closed) await new Promise((resolve) => sockets[0].once('close', resolve));
+      expect(sockets).toHaveLength(1);
     } finally {
       for (const socket of sockets) socket.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -1,7 +1,6 @@
 /**
- * The node agents' three calls (validate, traffic, limits) and the traffic batch behind them. Over
- * 300 lines because the batch's pieces (counting, the queue, the report record, the answer) share
- * one transaction and its invariants, and read best side by side.
+ * The node agents' three calls (validate, traffic, limits) and the traffic batch behind them; the
+ * batch's arithmetic is in traffic-batch.ts.
  */
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { Transactional } from '@nestjs-cls/transactional';
@@ -12,14 +11,23 @@ import { SETTINGS } from '../config/settings.module';
 import { Metrics } from '../metrics/metrics.service';
 import { isDatabaseUnavailable } from '../database/postgres-errors';
 import { deleteInBatches } from '../scheduler/delete-in-batches';
-import { type NodeDay, NodesRepository } from '../nodes/nodes.repository';
+import { NodesRepository } from '../nodes/nodes.repository';
 import { SessionTokens } from '../nodes/session-token';
 import { isOverLimit } from '../users/traffic-limit';
 import { type TrafficStanding, UserTrafficRepository } from '../users/user-traffic.repository';
 import type { InvalidReason } from './dto/internal.dto';
 import { InternalRepository, type SpendableToken, type SpentToken } from './internal.repository';
 import type { TrafficReport } from './traffic-report.pipe';
-import type { Uuid } from '../common/uuid';
+import {
+  compareReports,
+  type CountedReport,
+  countReport,
+  DeviceTally,
+  nodeDays,
+  thousandthsOf,
+  UserTally,
+  usersOf,
+} from './traffic-batch';
 import { CredentialsRepository } from '../devices/credentials.repository';
 import { DevicesRepository } from '../devices/devices.repository';
 import { PresenceService } from '../devices/presence.service';
@@ -55,112 +63,10 @@ const NOT_APPLIED: ReportOutcome = {
   close: [],
 };
 
-/** By node, then report id; plain code-unit order, the same on every instance. */
-function compareReports(a: TrafficReport, b: TrafficReport): number {
-  const [x, y] = a.nodeId === b.nodeId ? [a.reportId, b.reportId] : [a.nodeId, b.nodeId];
-  return x < y ? -1 : x > y ? 1 : 0;
-}
-
 /** Rows one clean-up statement deletes. */
 const CLEANUP_BATCH = 1_000;
 /** How long an applied report's id is kept to refuse a repeat of it. */
 export const TRAFFIC_REPORTS_KEPT_DAYS = 30;
-
-/** A report's raw and counted bytes, for the node's daily figures and the answer. */
-interface CountedReport {
-  up: bigint;
-  down: bigint;
-  total: bigint;
-}
-
-/** Counted bytes per user over the reports of one batch, entries of one user summed. */
-class UserTally {
-  readonly bytes = new Map<Uuid, bigint>();
-
-  add(id: Uuid, counted: bigint): void {
-    this.bytes.set(id, (this.bytes.get(id) ?? 0n) + counted);
-  }
-}
-
-/** Raw bytes per device over the applied reports of one batch, with its user and last node. */
-class DeviceTally {
-  readonly lines = new Map<string, { userId: string; up: bigint; down: bigint; nodeId: string }>();
-
-  addReport(report: TrafficReport): void {
-    const { deviceIds, userIds, bytesUp, bytesDown } = report.devices;
-    for (let i = 0; i < deviceIds.length; i++) {
-      const line = this.lines.get(deviceIds[i]);
-      const up = BigInt(bytesUp[i]);
-      const down = BigInt(bytesDown[i]);
-      if (line && line.userId === userIds[i]) {
-        line.up += up;
-        line.down += down;
-        line.nodeId = report.nodeId;
-      } else if (!line) {
-        this.lines.set(deviceIds[i], { userId: userIds[i], up, down, nodeId: report.nodeId });
-      }
-    }
-  }
-
-  /** Columns for `DevicesRepository.addTraffic`, devices in ascending id order. */
-  columns(): { ids: string[]; userIds: string[]; up: bigint[]; down: bigint[]; nodeIds: string[] } {
-    const ids = [...this.lines.keys()].sort();
-    const lines = ids.map((id) => this.lines.get(id)!);
-    return {
-      ids,
-      userIds: lines.map((l) => l.userId),
-      up: lines.map((l) => l.up),
-      down: lines.map((l) => l.down),
-      nodeIds: lines.map((l) => l.nodeId),
-    };
-  }
-}
-
-/**
- * Adds each entry's `(up + down) × multiplier` rounded down, exactly (the multiplier has at most
- * three decimals), to the tally; the report's totals. In BigInt throughout: one code path for
- * every figure a node can send, up to the bigint maximum the counters saturate at.
- */
-function countReport(report: TrafficReport, thousandths: bigint, tally: UserTally): CountedReport {
-  let up = 0n;
-  let down = 0n;
-  let total = 0n;
-  for (let i = 0; i < report.userIds.length; i++) {
-    const entryUp = BigInt(report.bytesUp[i]);
-    const entryDown = BigInt(report.bytesDown[i]);
-    const entry = ((entryUp + entryDown) * thousandths) / 1000n;
-    tally.add(report.userIds[i], entry);
-    up += entryUp;
-    down += entryDown;
-    total += entry;
-  }
-  return { up, down, total };
-}
-
-/** The report's users (each once, in the order of their first entry) now over, and unknown. */
-function usersOf(
-  report: TrafficReport,
-  over: Set<string>,
-  missing: Set<string>,
-): { overLimit: string[]; unknownUsers: number } {
-  const overLimit: string[] = [];
-  let unknownUsers = 0;
-  if (over.size === 0 && missing.size === 0) return { overLimit, unknownUsers };
-  const seen = new Set<string>();
-  for (const id of report.userIds) {
-    if ((!over.has(id) && !missing.has(id)) || seen.has(id)) continue;
-    seen.add(id);
-    if (over.has(id)) overLimit.push(id);
-    else unknownUsers++;
-  }
-  return { overLimit, unknownUsers };
-}
-
-/** numeric(6,3) text such as `1.000` or `0.25` as a whole number of thousandths. */
-function thousandthsOf(multiplier: string): bigint {
-  const [whole, fraction = ''] = multiplier.split('.');
-  return BigInt(whole) * 1000n + BigInt((fraction + '000').slice(0, 3));
-}
 
 /**
  * What the proxy on each node asks: is this session token good (once), count these bytes
@@ -324,17 +230,9 @@ export class InternalService {
       }
     }
 
-    const perNode = new Map<string, NodeDay>();
-    for (const { index, counted } of applied) {
-      const nodeId = reports[index].nodeId;
-      const day = perNode.get(nodeId) ?? { nodeId, up: 0n, down: 0n, counted: 0n };
-      perNode.set(nodeId, {
-        nodeId,
-        up: day.up + counted.up,
-        down: day.down + counted.down,
-        counted: day.counted + counted.total,
-      });
-    }
+    const days = nodeDays(
+      applied.map(({ index, counted }) => ({ nodeId: reports[index].nodeId, counted })),
+    );
     const added =
       tally.bytes.size === 0
         ? { overLimit: [], crossed: [], missing: [], firstUse: [] }
@@ -346,10 +244,7 @@ export class InternalService {
     // Users this batch took to their limit leave their nodes' device sets. The change log's
     // counter is taken last, after users' and devices' rows, as every writer of the log takes it.
     await this.credentials.recordUsers(added.crossed);
-    if (perNode.size > 0) {
-      const nodeIds = [...perNode.keys()].sort();
-      await this.nodes.addNodeDays(nodeIds.map((id) => perNode.get(id)!));
-    }
+    if (days.length > 0) await this.nodes.addNodeDays(days);
 
     const over = new Set<string>(added.overLimit);
     const missing = new Set<string>(added.missing);

@@ -1,8 +1,10 @@
 import { CachedRead } from './cached-read';
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 describe('CachedRead', () => {
+  // Jest's clock (timers and performance.now): the ttl and the wait pass without sleeping.
+  beforeEach(() => jest.useFakeTimers());
+  afterEach(() => jest.useRealTimers());
+
   it('reads once per ttl and shares one read between concurrent callers', async () => {
     let reads = 0;
     const cached = new CachedRead(() => Promise.resolve(++reads), {
@@ -11,8 +13,9 @@ describe('CachedRead', () => {
       onFailure: () => undefined,
     });
     expect(await Promise.all([cached.get(), cached.get(), cached.get()])).toEqual([1, 1, 1]);
+    jest.advanceTimersByTime(199);
     expect(await cached.get()).toBe(1);
-    await sleep(250);
+    jest.advanceTimersByTime(1);
     expect(await cached.get()).toBe(2);
   });
 
@@ -20,10 +23,11 @@ describe('CachedRead', () => {
     let failures = 0;
     let mode: 'ok' | 'slow' | 'fail' = 'ok';
     let reads = 0;
+    let land = (): void => undefined;
     const cached = new CachedRead(
       async () => {
         reads += 1;
-        if (mode === 'slow') await sleep(300);
+        if (mode === 'slow') await new Promise<void>((resolve) => (land = resolve));
         if (mode === 'fail') throw new Error('database is away');
         return reads;
       },
@@ -32,12 +36,13 @@ describe('CachedRead', () => {
     expect(await cached.get()).toBe(1);
 
     mode = 'slow';
-    const started = Date.now();
-    expect(await cached.get()).toBe(1);
-    expect(Date.now() - started).toBeLessThan(200);
+    const answer = cached.get();
+    await jest.advanceTimersByTimeAsync(50);
+    expect(await answer).toBe(1);
     expect(failures).toBe(1);
     // The late read lands for a later scrape.
-    await sleep(300);
+    land();
+    await jest.advanceTimersByTimeAsync(0);
     mode = 'fail';
     expect(await cached.get()).toBe(2);
     expect(failures).toBe(2);

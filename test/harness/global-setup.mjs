@@ -1,6 +1,8 @@
 // Starts one PostgreSQL for the run (embedded, or the server of TEST_DATABASE_URL), migrates
 // a template database once, and tells the test files where it is. Each file then copies the
-// template into a database of its own (test/harness/database.ts).
+// template into a database of its own (test/harness/database.ts). The global setup of the e2e and
+// slow tiers (jest.config.js): it runs once when the run holds a file of either, never for a run of
+// unit files alone.
 //
 // Everything the run writes to the temporary folder (the embedded cluster, service data folders,
 // settings files, builds) goes into one folder of its own: TMPDIR points there for the test
@@ -32,7 +34,7 @@ export default async function globalSetup() {
   } catch (error) {
     // Jest runs no teardown when the setup fails: undo here what was made.
     await globalThis.__testDatabaseServer?.stop().catch(() => {});
-    restoreTmpdir();
+    restoreTmpdir({ everyone: true });
     throw error;
   }
   if (process.env.TEST_HARNESS_VERBOSE)
