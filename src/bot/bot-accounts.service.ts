@@ -7,6 +7,7 @@ import { SETTINGS } from '../config/settings.module';
 import { PartnersService } from '../partners/partners.service';
 import { UsersService } from '../users/users.service';
 import { BotRepository } from './bot.repository';
+import { parseStartPayload, type StartRequest } from './start-payload';
 
 /** The Telegram user behind an update. */
 export interface BotUser {
@@ -15,12 +16,6 @@ export interface BotUser {
 }
 
 /** What a `/start` payload asks for, in the order the branches are tried. */
-export type StartRequest =
-  | { kind: 'partner'; code: string }
-  | { kind: 'referral'; referrerTgId: string }
-  | { kind: 'login'; code: string }
-  | { kind: 'plain' };
-
 export type StartBranch =
   | { kind: 'partner'; code: string; result: 'attached' | 'kept' | 'other' | 'unknown' }
   | { kind: 'referral'; attached: boolean }
@@ -43,20 +38,6 @@ export type LoginDecision = 'confirm' | 'cancel';
 export type LoginDecisionResult = 'confirmed' | 'cancelled' | 'gone';
 
 const AREAS = ['account', 'plans', 'syndicate'] as const;
-
-/**
- * The `/start` payload: `p_<partner_code>` first (so `p_123` is a partner code), then a referrer's
- * numeric Telegram id, then `login_<code>`; anything else is a plain start.
- */
-export function parseStartPayload(payload: string): StartRequest {
-  const text = payload.trim();
-  const partner = /^p_([A-Za-z0-9_-]{1,62})$/.exec(text);
-  if (partner) return { kind: 'partner', code: partner[1] };
-  if (/^[1-9]\d{0,15}$/.test(text)) return { kind: 'referral', referrerTgId: text };
-  const login = /^login_([A-Za-z0-9_-]{10,58})$/.exec(text);
-  if (login) return { kind: 'login', code: login[1] };
-  return { kind: 'plain' };
-}
 
 /** Telegram accounts in the bot: first contact, deep links, sign-in confirmation, reachability. */
 @Injectable()

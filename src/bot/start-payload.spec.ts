@@ -1,4 +1,4 @@
-import { parseStartPayload } from './bot-accounts.service';
+import { parseStartPayload } from './start-payload';
 
 describe('the /start payload', () => {
   it('is read in the order partner, referral, login', () => {
