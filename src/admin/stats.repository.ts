@@ -4,6 +4,7 @@ import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-t
 import { MONEY_RECEIVED_SQL } from '../billing/money-received';
 import { sqlRows } from '../database/sql';
 import { shownOnlineSql } from '../nodes/node-status';
+import { subscriptionActiveSql } from '../users/subscription-active';
 
 /** The business as it stands now. */
 export interface StatsTotals {
@@ -43,7 +44,7 @@ export class StatsRepository {
     const [row] = await sqlRows<StatsTotals>(
       this.txHost.tx,
       `SELECT (SELECT count(*) FROM users)::int AS users,
-              (SELECT count(*) FROM users WHERE subscription_expires_at > now())::int
+              (SELECT count(*) FROM users WHERE ${subscriptionActiveSql('users')})::int
                 AS "activeSubscriptions",
               (SELECT count(*) FROM tickets WHERE status = 'open')::int AS "openTickets",
               (SELECT count(*) FROM withdrawal_requests WHERE status = 'pending')::int

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { preparedRows, sqlRows } from '../database/sql';
+import { subscriptionActiveSql } from '../users/subscription-active';
 import { defaultLimitSql, OVER_LIMIT_SQL } from '../users/traffic-limit';
 
 /** The change counter: the last version, and the first a node must have had to go on from. */
@@ -29,7 +30,7 @@ export type CredentialScope = { buckets: number[] } | { users: string[] } | null
  * account's first `device_limit` (oldest first).
  */
 const CARRIED_SQL = (deviceLimit: string): string =>
-  `u.blocked_at IS NULL AND u.subscription_expires_at > now() AND NOT (${OVER_LIMIT_SQL})
+  `${subscriptionActiveSql('u')} AND NOT (${OVER_LIMIT_SQL})
    AND row_number() OVER (PARTITION BY dv.user_id ORDER BY dv.created_at, dv.id)
        <= COALESCE(p.device_limit, ${deviceLimit})`;
 

@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { isSubscriptionActive } from '../users/subscription-active';
 import { AppError } from '../common/errors';
 import { sha256 } from '../common/secrets';
 import { type Settings } from '../config/settings';
@@ -267,8 +268,10 @@ function subscriptionEnd(view: AccountFigures): Date | null {
 
 function accountOutcome(view: AccountFigures): LinkOutcome {
   if (view.blocked) return 'blocked';
-  const ends = subscriptionEnd(view);
-  if (!ends || ends.getTime() <= Date.now()) return 'expired';
+  // Not blocked: the subscription-active rule then asks only whether its days run.
+  if (!isSubscriptionActive({ subscriptionExpiresAt: subscriptionEnd(view), blockedAt: null })) {
+    return 'expired';
+  }
   if (isOverLimit(view.usedBytes, view.limitBytes)) return 'traffic_exceeded';
   return 'ok';
 }

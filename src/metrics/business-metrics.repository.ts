@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { MONEY_RECEIVED_SQL } from '../billing/money-received';
 import { sqlRows } from '../database/sql';
+import { subscriptionActiveSql } from '../users/subscription-active';
 
 export interface UserCounts {
   byKind: { kind: string; count: number }[];
@@ -38,7 +39,7 @@ export class BusinessMetricsRepository {
                    WHEN tg_id IS NOT NULL THEN 'telegram'
                    ELSE 'seed' END AS kind,
               count(*) AS n,
-              count(*) FILTER (WHERE subscription_expires_at > now()) AS active
+              count(*) FILTER (WHERE ${subscriptionActiveSql('users')}) AS active
          FROM users GROUP BY 1`,
     );
     return {

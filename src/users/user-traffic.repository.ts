@@ -3,6 +3,7 @@ import { TransactionHost } from '@nestjs-cls/transactional';
 import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { bigintArray, preparedRows, sqlRows, uuidArray } from '../database/sql';
 import { sortedUuids, type Uuid } from '../common/uuid';
+import { subscriptionActiveSql } from './subscription-active';
 import { defaultLimitSql, EFFECTIVE_LIMIT_SQL, OVER_LIMIT_SQL } from './traffic-limit';
 import { nextResetSql, RESET_ANCHOR_SQL, userNextResetSql } from './traffic-reset';
 
@@ -12,7 +13,7 @@ export interface TrafficStanding {
   limitBytes: string;
   usedBytes: string;
   subscriptionExpiresAt: Date | null;
-  /** A subscription runs and the account is not blocked. */
+  /** The subscription is active (`subscriptionActiveSql`: it runs, the account not blocked). */
   active: boolean;
   /** Staff blocked the account. */
   blocked: boolean;
@@ -50,7 +51,7 @@ export const trafficStandingsSql = (ids: string, fallback: string): string =>
   `SELECT u.id, ${EFFECTIVE_LIMIT_SQL}::text AS "limitBytes",
           u.traffic_used_bytes::text AS "usedBytes",
           u.subscription_expires_at AS "subscriptionExpiresAt",
-          COALESCE(u.subscription_expires_at > now(), false) AND u.blocked_at IS NULL AS active,
+          ${subscriptionActiveSql('u')} AS active,
           u.blocked_at IS NOT NULL AS blocked
      FROM users u LEFT JOIN plans p ON p.name = u.plan_name CROSS JOIN ${defaultLimitSql(fallback)}
     WHERE u.id = ANY(${ids}::uuid[])`;

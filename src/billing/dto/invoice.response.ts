@@ -101,7 +101,8 @@ export function toSubscriptionView(
   subscription: SubscriptionRecord,
   now = new Date(),
 ): SubscriptionView {
-  return subscriptionViewOf(subscription, now);
+  // Its account is the signed-in caller or a Telegram payer: never blocked (a block ends sessions).
+  return subscriptionViewOf({ ...subscription, blockedAt: null }, now);
 }
 
 export function toConfirmationResponse(confirmation: Confirmation): ConfirmationResponse {

@@ -1,6 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { ROLES, type User } from '../entities/user.entity';
 import type { SubscriptionRecord } from '../subscriptions.repository';
+import { isSubscriptionActive } from '../subscription-active';
 import { type TrafficLimits, trafficLimitOf } from '../traffic-limit';
 
 export class SubscriptionView {
@@ -114,6 +115,7 @@ export function toUserResponse(user: User, limits: TrafficLimits, now = new Date
               expiresAt,
               startedAt: user.subscriptionStartedAt,
               onHoldUntil: user.subscriptionOnHoldUntil,
+              blockedAt: user.blockedAt,
             },
             now,
           )
@@ -133,16 +135,19 @@ export function toUserResponse(user: User, limits: TrafficLimits, now = new Date
 
 /**
  * A subscription as its user sees it: waiting while an on_first_use hold lasts (it starts at the
- * first counted traffic, else when the hold ends), active while its days run.
+ * first counted traffic, else when the hold ends), active as `isSubscriptionActive` says otherwise.
  */
-export function subscriptionViewOf(subscription: SubscriptionRecord, now: Date): SubscriptionView {
-  const { expiresAt, onHoldUntil: hold } = subscription;
+export function subscriptionViewOf(
+  subscription: SubscriptionRecord & { blockedAt: Date | null },
+  now: Date,
+): SubscriptionView {
+  const { expiresAt, onHoldUntil: hold, blockedAt } = subscription;
   const waiting = hold !== null && hold > now;
   const startsAt = waiting ? null : (subscription.startedAt ?? hold);
   return {
     plan_name: subscription.planName,
     expires_at: expiresAt.toISOString(),
-    active: !waiting && expiresAt > now,
+    active: !waiting && isSubscriptionActive({ subscriptionExpiresAt: expiresAt, blockedAt }, now),
     starts_at: startsAt === null ? null : startsAt.toISOString(),
     waiting_first_use: waiting,
   };
