@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { API_PREFIX, createApp } from './app.factory';
 import { runCreateOwner, runResetPassword } from './auth/create-owner.command';
+import { startDemoTon, type DemoTon } from './billing/demo/demo-ton';
 import { runSeedDemo } from './billing/seed-demo.command';
 import { processLogger } from './common/logging';
 import { runResealSecrets } from './nodes/reseal-secrets.command';
@@ -83,7 +84,12 @@ async function main(): Promise<void> {
       await database.stop();
       process.exit(code);
     }
-    app = await createApp({ settings: ready, databaseUrl: database.url, schedule: true });
+    const demo = ready.demoPayments ? await startDemo(ready, database.url, log) : null;
+    app = await createApp({
+      settings: demo?.settings ?? ready,
+      databaseUrl: database.url,
+      schedule: true,
+    });
     await app.listen(settings.port, settings.host);
     await app.get(MetricsServer).start();
     logBanner(settings, app.getHttpServer() as Server, database.description);
@@ -173,6 +179,26 @@ async function openDatabase(
     description: `embedded PostgreSQL, files in ${files}`,
     stop: () => embedded.stop(),
   };
+}
+
+/**
+ * DEMO_PAYMENTS=true: the fake TON rates and chain (stopped with the process), and the demo plans
+ * (as `npm run seed:demo`), so a purchase can be tried from a clean start.
+ */
+async function startDemo(
+  settings: Settings,
+  databaseUrl: string,
+  log: PinoLogger,
+): Promise<DemoTon> {
+  const demo = await startDemoTon(settings);
+  await runSeedDemo(settings, databaseUrl);
+  log.warn(
+    { context: 'Demo' },
+    `DEMO_PAYMENTS=true: TON rates from ${demo.settings.tonRatesUrl} and the chain at ` +
+      `${demo.settings.tonApiUrl} are local fakes; POST /api/v1/demo/invoices/{id}/simulate-payment pays a TON invoice ` +
+      '(development only)',
+  );
+  return demo;
 }
 
 function withoutPassword(url: string): string {

@@ -23,6 +23,8 @@ import {
   type PaymentProvider,
   PaymentProviders,
 } from './providers/payment-provider';
+import { DemoPaymentsController } from './demo/demo-payments.controller';
+import { DemoPaymentsService } from './demo/demo-payments.service';
 import { TelegramProvider } from './providers/telegram.provider';
 import { TonRates } from './providers/ton-rates';
 import { TonProvider } from './providers/ton.provider';
@@ -37,10 +39,12 @@ import { TrafficResetService } from './traffic-reset.service';
     PlansController,
     InvoicesController,
     AdminInvoicesController,
+    DemoPaymentsController,
     AdminPaymentsController,
     TrialController,
   ],
   providers: [
+    DemoPaymentsService,
     BillingRepository,
     ReceivedPaymentsRepository,
     ToncenterClient,

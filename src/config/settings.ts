@@ -86,6 +86,11 @@ export interface Settings {
   /** How long database-read metrics are reused between scrapes. */
   readonly metricsCacheS: number;
   readonly tonWalletAddress: string | null;
+  /**
+   * Development only: the service runs local fake TON rates and chain and points the TON provider at
+   * them, and a pending TON invoice can be paid by pressing a button (src/billing/demo/).
+   */
+  readonly demoPayments: boolean;
   readonly tonApiKey: string | null;
   /** toncenter requests per second this service allows itself (toncenter: 1 without a key, 10 with). */
   readonly tonApiRps: number;
@@ -297,6 +302,7 @@ export function loadSettings(env: Env = process.env): Settings {
     metricsToken: read.optionalString('METRICS_TOKEN'),
     metricsCacheS: read.int('METRICS_CACHE_S', 5, 0, 300),
     tonWalletAddress: read.optionalString('TON_WALLET_ADDRESS'),
+    demoPayments: read.bool('DEMO_PAYMENTS', false),
     tonApiKey: read.optionalString('TON_API_KEY'),
     tonApiRps: read.int('TON_API_RPS', read.optionalString('TON_API_KEY') ? 10 : 1, 1, 1000),
     trialDays: read.int('TRIAL_DAYS', 3, 1, 365),
@@ -406,6 +412,12 @@ export function loadSettings(env: Env = process.env): Settings {
 /** Settings that are fine on a developer's machine and wrong for a real deployment. */
 function productionProblems(settings: Settings): string[] {
   const problems: string[] = [];
+  if (settings.demoPayments) {
+    problems.push(
+      'DEMO_PAYMENTS: fake TON rates and a fake chain, where a button pays; refused when ' +
+        'NODE_ENV=production',
+    );
+  }
   if (settings.databaseUrl === null) {
     problems.push(
       'DATABASE_URL: required when NODE_ENV=production (without it the service would start ' +

@@ -60,6 +60,7 @@ export const ROUTE_TABLE: Readonly<Record<string, string>> = {
   'POST /api/v1/auth/totp/setup': 'any_staff',
   'POST /api/v1/bot/webhook': 'public+guard:BotSecretGuard',
   'GET /api/v1/config': 'public',
+  'POST /api/v1/demo/invoices/{id}/simulate-payment': 'user',
   'GET /api/v1/docs': 'public',
   'GET /api/v1/docs-json': 'public',
   'GET /api/v1/docs-yaml': 'public',

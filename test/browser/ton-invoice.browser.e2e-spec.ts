@@ -68,7 +68,7 @@ describe('a pending TON invoice in the web app', () => {
     }).format(invoice.expires_at);
     await dialog.getByText(`This invoice waits for your payment until ${until} UTC`).waitFor();
 
-    const clipboard = () => page.evaluate(() => navigator.clipboard.readText());
+    const clipboard = () => page.evaluate<string>('navigator.clipboard.readText()');
     await dialog.getByRole('button', { name: 'Copy the comment' }).click();
     expect(await clipboard()).toBe(invoice.comment);
     await dialog.getByRole('button', { name: 'Copy the address' }).click();

@@ -1,4 +1,4 @@
-import { type FakeServer, startFakeServer } from './http';
+import { type FakeServer, startFakeServer } from './fake-http';
 
 /**
  * tonapi.io's `GET /v2/rates?tokens=ton&currencies=<codes>`, answering

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { type FakeServer, startFakeServer } from './http';
+import { type FakeServer, startFakeServer } from './fake-http';
 
 /** A toncenter v3 transaction, in the wire shape of `GET /api/v3/transactions`. */
 export type ToncenterTransaction = Record<string, unknown>;
@@ -98,6 +98,9 @@ export function outgoingTransaction(wallet: string): ToncenterTransaction {
   return { ...tx, out_msgs: [{ source: wallet, destination: `0:${'cd'.repeat(32)}`, value: '1' }] };
 }
 
+/** Where the fake takes a transfer to show (`{to, value, comment}`): the demo mode's button. */
+export const DEMO_TRANSFER_PATH = '/demo/transfers';
+
 export interface FakeToncenter extends FakeServer {
   /** Newest last; answered newest first, as `sort=desc` asks. */
   transactions: ToncenterTransaction[];
@@ -119,6 +122,16 @@ export async function startFakeToncenter(): Promise<FakeToncenter> {
     if (fake.failAfter !== null) {
       if (fake.failAfter <= 0) return { status: 502, body: 'Bad Gateway' };
       fake.failAfter -= 1;
+    }
+    // The demo mode's "simulate the payment": a transfer to `to` appears on the chain.
+    if (request.method === 'POST' && request.path === DEMO_TRANSFER_PATH) {
+      const body = request.body as { to?: unknown; value?: unknown; comment?: unknown } | null;
+      if (typeof body?.to !== 'string' || typeof body.value !== 'string') {
+        return { status: 400, body: { error: 'to and value are required' } };
+      }
+      const comment = typeof body.comment === 'string' ? body.comment : null;
+      fake.transactions.push(tonTransaction({ to: body.to, value: body.value, comment }));
+      return { status: 201, body: {} };
     }
     if (request.method !== 'GET' || request.path !== '/api/v3/transactions') {
       return { status: 404, body: { error: 'not found' } };

@@ -1,0 +1,2 @@
+// The fakes the service's demo mode also runs live in src/billing/demo/.
+export * from '../../src/billing/demo/fake-toncenter';
