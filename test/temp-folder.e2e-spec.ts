@@ -26,7 +26,7 @@ describe('the temporary folder after a test run', () => {
         [
           'node_modules/jest/bin/jest.js',
           '--ci',
-          // One tier: each tier's project would otherwise run the file.
+          // The tier whose global setup starts PostgreSQL, which the fixture's database needs.
           '--selectProjects',
           'e2e',
           '--testMatch',
