@@ -27,6 +27,8 @@ const LEFT_TO_DEFAULTS = [
   'DB_POOL_WAIT_MS',
   'DB_STARTUP_WAIT_S',
   'DB_STATEMENT_TIMEOUT_MS',
+  // Development only: refused when NODE_ENV=production, as the image runs.
+  'DEMO_PAYMENTS',
   'HEAP_GROWING_PERCENT',
   'HOST',
   'HTTP_HEADERS_TIMEOUT_MS',

@@ -35,6 +35,8 @@ describe('demo payments', () => {
   });
 
   it('in demo mode the button pays the invoice through the normal confirmation', async () => {
+    const config = await demo.t.http().get('/api/v1/config').expect(200);
+    expect(config.body.demo_payments).toBe(true);
     const { buyer, id } = await ordered(demo);
     const other = await newUser(demo.t);
     expect((await simulate(demo, other, id).expect(404)).body.code).toBe('NOT_FOUND');
@@ -56,6 +58,8 @@ describe('demo payments', () => {
     await demo.close();
     plain = await startBillingWorld({ USD: '5' });
     demo = plain;
+    const config = await plain.t.http().get('/api/v1/config').expect(200);
+    expect(config.body.demo_payments).toBe(false);
     const { buyer, id } = await ordered(plain);
     const before = plain.toncenter.requests.length;
     expect((await simulate(plain, buyer, id).expect(404)).body.code).toBe('NOT_FOUND');

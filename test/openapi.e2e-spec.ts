@@ -459,6 +459,7 @@ describe('the OpenAPI document and the client types', () => {
     expect(fieldsOf(answerOf('GET', '/config', 200))).toEqual([
       'bot_username',
       'grafana_url',
+      'demo_payments',
       'payment_methods',
     ]);
   });

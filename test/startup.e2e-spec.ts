@@ -66,6 +66,7 @@ describe('the service with no configuration (embedded PostgreSQL)', () => {
           bot_username: null,
           grafana_url: null,
           payment_methods: [],
+          demo_payments: false,
         });
         expect(postgresProcessesUsing(clusterDir)).not.toEqual([]);
       } finally {

@@ -11,10 +11,12 @@ describe('system routes and the error body', () => {
 
   it('GET /config reads bot_username from the environment on every request', async () => {
     delete process.env.BOT_USERNAME;
-    await t
-      .http()
-      .get('/api/v1/config')
-      .expect(200, { bot_username: null, grafana_url: null, payment_methods: [] });
+    await t.http().get('/api/v1/config').expect(200, {
+      bot_username: null,
+      grafana_url: null,
+      payment_methods: [],
+      demo_payments: false,
+    });
 
     process.env.BOT_USERNAME = 'shop_vpn_bot';
     try {
@@ -22,6 +24,7 @@ describe('system routes and the error body', () => {
         bot_username: 'shop_vpn_bot',
         grafana_url: null,
         payment_methods: [],
+        demo_payments: false,
       });
     } finally {
       delete process.env.BOT_USERNAME;

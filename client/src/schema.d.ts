@@ -1221,6 +1221,11 @@ export interface components {
              *     ]
              */
             payment_methods: ("ton" | "telegram" | "stars")[];
+            /**
+             * @description DEMO_PAYMENTS (development only): TON payments go to a local fake chain, and a pending TON invoice can be paid with POST /demo/invoices/{id}/simulate-payment
+             * @example false
+             */
+            demo_payments: boolean;
         };
         HealthResponse: {
             /** @enum {string} */

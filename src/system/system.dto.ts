@@ -17,6 +17,14 @@ export class ConfigResponse {
       'TELEGRAM_PAYMENT_PROVIDER_TOKEN), stars (BOT_TOKEN); empty when none is',
   })
   payment_methods: PaymentMethod[];
+
+  @ApiProperty({
+    example: false,
+    description:
+      'DEMO_PAYMENTS (development only): TON payments go to a local fake chain, and a pending TON ' +
+      'invoice can be paid with POST /demo/invoices/{id}/simulate-payment',
+  })
+  demo_payments: boolean;
 }
 
 export class HealthResponse {

@@ -23,6 +23,7 @@ export class SystemService {
       bot_username: readBotUsername(),
       grafana_url: this.settings.grafanaUrl,
       payment_methods: configuredPaymentMethods(this.settings),
+      demo_payments: this.settings.demoPayments,
     };
   }
 

@@ -169,3 +169,26 @@ export async function signInToConsole(app: BrowserApp, page: Page, staff: TestUs
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByRole('heading', { name: 'Staff console' }).waitFor();
 }
+
+/** A new anonymous account through the sign-in page's "Create an account"; returns its id. */
+export async function newWebAccount(app: BrowserApp, page: Page): Promise<string> {
+  await page.goto(app.url('/'));
+  await page.getByRole('button', { name: 'Create an account' }).click();
+  const seed = page.getByRole('dialog', { name: 'Your seed' });
+  await seed.getByLabel('I have written it down').check();
+  await seed.getByRole('button', { name: 'Continue' }).click();
+  const text = await page.getByText(/Account id /).textContent();
+  return /Account id ([0-9a-f-]{36})/.exec(text ?? '')?.[1] ?? '';
+}
+
+/** From any page of the app: Plans, the plan's "Pay with TON", and its dialog once the QR shows. */
+export async function payWithTon(page: Page, plan: string) {
+  await page.getByRole('link', { name: 'Plans', exact: true }).click();
+  await page
+    .getByRole('region', { name: plan })
+    .getByRole('button', { name: 'Pay with TON' })
+    .click();
+  const dialog = page.getByRole('dialog', { name: `Pay ${plan} with TON` });
+  await dialog.getByRole('img', { name: 'QR code of the payment link' }).waitFor();
+  return dialog;
+}

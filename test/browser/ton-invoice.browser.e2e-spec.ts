@@ -4,9 +4,15 @@
  * same plan again shows the same invoice instead of making another. Chromium against the service
  * as an operator runs it; screenshots in test-artifacts/ton-invoice/.
  */
-import type { Page } from 'playwright-core';
 import { newUser, savePlan } from '../harness/factories';
-import { type BrowserApp, expectAccessible, startBrowserApp, WALLET } from './browser-app';
+import {
+  type BrowserApp,
+  expectAccessible,
+  newWebAccount,
+  payWithTon,
+  startBrowserApp,
+  WALLET,
+} from './browser-app';
 
 describe('a pending TON invoice in the web app', () => {
   jest.setTimeout(120_000);
@@ -24,16 +30,6 @@ describe('a pending TON invoice in the web app', () => {
     expect(app.takePageErrors()).toEqual([]);
   });
 
-  async function newAccount(page: Page): Promise<string> {
-    await page.goto(app.url('/'));
-    await page.getByRole('button', { name: 'Create an account' }).click();
-    const seed = page.getByRole('dialog', { name: 'Your seed' });
-    await seed.getByLabel('I have written it down').check();
-    await seed.getByRole('button', { name: 'Continue' }).click();
-    const text = await page.getByText(/Account id /).textContent();
-    return /Account id ([0-9a-f-]{36})/.exec(text ?? '')?.[1] ?? '';
-  }
-
   const invoicesOf = async (userId: string) =>
     (
       await app.db.query<{ id: string; comment: string; status: string; expires_at: Date }>(
@@ -42,25 +38,16 @@ describe('a pending TON invoice in the web app', () => {
       )
     ).rows;
 
-  async function payWithTon(page: Page) {
-    await page.getByRole('link', { name: 'Plans', exact: true }).click();
-    await page
-      .getByRole('region', { name: 'monthly' })
-      .getByRole('button', { name: 'Pay with TON' })
-      .click();
-    const dialog = page.getByRole('dialog', { name: 'Pay monthly with TON' });
-    await dialog.getByRole('img', { name: 'QR code of the payment link' }).waitFor();
-    return dialog;
-  }
-
   it('copies, says how long it waits, reopens from /account, and a second Pay shows the same invoice', async () => {
     const page = await app.newPage();
     await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
-    const userId = await newAccount(page);
+    const userId = await newWebAccount(app, page);
 
-    let dialog = await payWithTon(page);
+    let dialog = await payWithTon(page, 'monthly');
     const [invoice] = await invoicesOf(userId);
     expect(await dialog.textContent()).toContain(invoice.comment);
+    // Outside the demo mode nothing pretends to pay.
+    expect(await dialog.getByRole('button', { name: 'Simulate the payment' }).count()).toBe(0);
     const until = new Intl.DateTimeFormat('en-GB', {
       dateStyle: 'medium',
       timeStyle: 'short',
@@ -98,7 +85,7 @@ describe('a pending TON invoice in the web app', () => {
     await dialog.getByRole('button', { name: 'Close' }).click();
 
     // Paying the same plan again: the same invoice, not a second row.
-    dialog = await payWithTon(page);
+    dialog = await payWithTon(page, 'monthly');
     expect(await dialog.textContent()).toContain(invoice.comment);
     expect((await invoicesOf(userId)).map((row) => row.id)).toEqual([invoice.id]);
   });

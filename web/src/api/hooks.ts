@@ -88,6 +88,16 @@ export const useCreateInvoice = () =>
   useWrite((body: CreateInvoiceRequest) => api.createInvoice(body), [keys.invoices]);
 export const useConfirmInvoice = () =>
   useWrite((id: string) => api.confirmInvoice(id), [keys.invoices, keys.me]);
+/**
+ * The demo mode's "simulate the payment" (`GET /config` says `demo_payments`): the service's fake
+ * chain shows the transfer a wallet would send; the usual confirmation then finds it. Development
+ * only, so outside the API's document and the typed client.
+ */
+export const useSimulatePayment = () =>
+  useMutation({
+    mutationFn: (id: string) =>
+      api.request<void>('POST', `/demo/invoices/${encodeURIComponent(id)}/simulate-payment`),
+  });
 export const useCreateTicket = () =>
   useWrite((body: CreateTicketRequest) => api.createTicket(body), [keys.tickets]);
 export const usePostTicketMessage = (id: string) =>

@@ -177,6 +177,8 @@ export const en = {
   'ton.paid': 'I paid',
   'ton.checking': 'Looking for your payment…',
   'ton.copy': 'Copy',
+  'ton.simulate': 'Simulate the payment',
+  'ton.simulateHint': 'Demo mode: no money moves; the service pretends a wallet sent this payment.',
   'ton.copied': 'Copied',
   'ton.copyAmount': 'the amount',
   'ton.copyAddress': 'the address',

@@ -14,7 +14,7 @@ import QRCode from 'qrcode';
 import { useEffect, useState } from 'react';
 import { INVOICE_TTL_HOURS } from '../../../src/billing/billing.constants';
 import { ApiError, type Invoice, type TonPayment } from '../api/client';
-import { useConfirmInvoice } from '../api/hooks';
+import { useConfig, useConfirmInvoice, useSimulatePayment } from '../api/hooks';
 import { useI18n } from '../i18n/i18n';
 import { minorToDecimal } from '../i18n/money';
 
@@ -50,6 +50,7 @@ function TonInvoice({ invoice }: { invoice: Invoice }) {
   const { t, money, date, dateTime, errorText } = useI18n();
   const payment = invoice.payment as TonPayment;
   const confirm = useConfirmInvoice();
+  const demo = useConfig().data?.demo_payments === true;
   const [qr, setQr] = useState<string | null>(null);
 
   useEffect(() => {
@@ -110,10 +111,34 @@ function TonInvoice({ invoice }: { invoice: Invoice }) {
       <Button onClick={() => confirm.mutate(invoice.id)} loading={confirm.isPending}>
         {t('ton.paid')}
       </Button>
+      {demo && <SimulatePayment onPaid={() => confirm.mutate(invoice.id)} invoiceId={invoice.id} />}
       {confirm.isPending && (
         <Text size="sm" role="status">
           {t('ton.checking')}
         </Text>
+      )}
+    </Stack>
+  );
+}
+
+/** Demo mode only: the fake chain receives this invoice's transfer, then "I paid" runs by itself. */
+function SimulatePayment({ invoiceId, onPaid }: { invoiceId: string; onPaid(): void }) {
+  const { t, errorText } = useI18n();
+  const simulate = useSimulatePayment();
+  return (
+    <Stack gap={4}>
+      <Button
+        variant="default"
+        onClick={() => simulate.mutate(invoiceId, { onSuccess: onPaid })}
+        loading={simulate.isPending}
+      >
+        {t('ton.simulate')}
+      </Button>
+      <Text size="sm">{t('ton.simulateHint')}</Text>
+      {simulate.isError && (
+        <Alert color="red" role="alert">
+          {errorText(simulate.error)}
+        </Alert>
       )}
     </Stack>
   );
