@@ -21,6 +21,7 @@ import { Devices0021 } from './0021-devices';
 import { PlanPeriods0022 } from './0022-plan-periods';
 import { StaffTotp0023 } from './0023-staff-totp';
 import { BulkResetCredentials0024 } from './0024-bulk-reset-credentials';
+import { PlanDisplay0025 } from './0025-plan-display';
 
 /** Every migration in order; the numbers in the file names are their order. */
 export const MIGRATIONS = [
@@ -47,4 +48,5 @@ export const MIGRATIONS = [
   PlanPeriods0022,
   StaffTotp0023,
   BulkResetCredentials0024,
+  PlanDisplay0025,
 ];

@@ -502,7 +502,7 @@ describe('staff actions on one account', () => {
           'VALIDATION_FAILED',
         ]);
         expect(response.body.details).toEqual([
-          { field: 'reason', message: expect.stringMatching(/well-formed/) },
+          { field: 'reason', message: expect.stringMatching(/well-formed/), rule: 'isWellFormed' },
         ]);
       }
       expect(await row(user.id)).toEqual(before);
@@ -603,6 +603,7 @@ describe('staff actions on one account', () => {
         reset_day: 1,
         starts: 'on_purchase',
         on_hold_max_days: 30,
+        display: {},
         active: false,
       },
       {
@@ -615,6 +616,7 @@ describe('staff actions on one account', () => {
         reset_day: 1,
         starts: 'on_purchase',
         on_hold_max_days: 30,
+        display: {},
         active: true,
       },
     ]);

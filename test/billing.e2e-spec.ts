@@ -21,12 +21,13 @@ function expectedNano(priceMinor: number, rate: string, digits = 2): string {
   return ((top + bottom - 1n) / bottom).toString();
 }
 
-/** What a plan saved without the period fields has (issue 45). */
+/** What a plan saved without the period fields (issue 45) and display names has. */
 const PLAN_PERIODS = {
   traffic_reset: 'none',
   reset_day: 1,
   starts: 'on_purchase',
   on_hold_max_days: 30,
+  display: {},
 };
 
 describe('billing: plans, invoices, trial', () => {
@@ -88,6 +89,7 @@ describe('billing: plans, invoices, trial', () => {
         reset_day: 1,
         starts: 'on_purchase',
         on_hold_max_days: 30,
+        display: {},
         active: true,
       });
 
@@ -121,6 +123,7 @@ describe('billing: plans, invoices, trial', () => {
         reset_day: 1,
         starts: 'on_purchase',
         on_hold_max_days: 30,
+        display: {},
       });
       expect(list.body.map((p: { name: string }) => p.name)).not.toContain('hidden');
       expect(list.body.find((p: { name: string }) => p.name === 'monthly').prices.USD).toBe('499');
@@ -146,6 +149,58 @@ describe('billing: plans, invoices, trial', () => {
       }
       const listed = await t.http().get('/api/v1/plans').expect(200);
       expect(listed.body.find((p: { name: string }) => p.name === 'devices').device_limit).toBe(5);
+    });
+
+    it('a plan’s display names per language: saved, listed, kept when left out, replaced, checked', async () => {
+      const plan = {
+        duration_days: 30,
+        traffic_limit_bytes: 1,
+        prices: { USD: '1' },
+        active: true,
+      };
+      const display = {
+        en: { name: 'Month', description: '30 days, 3 devices' },
+        ru: { name: 'Месяц', description: '30 дней, 3 устройства' },
+      };
+      const saved = await putPlan('named', { ...plan, display }).expect(200);
+      expect(saved.body.display).toEqual(display);
+      const listed = async () =>
+        (await t.http().get('/api/v1/plans').expect(200)).body.find(
+          (p: { name: string }) => p.name === 'named',
+        ).display;
+      expect(await listed()).toEqual(display);
+      // A change that leaves them out keeps them; one that names them replaces them all.
+      await putPlan('named', { ...plan, duration_days: 31 }).expect(200);
+      expect(await listed()).toEqual(display);
+      await putPlan('named', { ...plan, display: { ru: { name: 'Месяц' } } }).expect(200);
+      expect(await listed()).toEqual({ ru: { name: 'Месяц' } });
+
+      const cases: [Record<string, unknown>, string][] = [
+        [{ ru: { name: '\u200b\u200b' } }, 'display.ru.name'],
+        [{ ru: { name: '' } }, 'display.ru.name'],
+        [{ en: { name: 'x'.repeat(41) } }, 'display.en.name'],
+        [{ en: { name: 'Month', description: 'a\nb' } }, 'display.en.description'],
+        [{ en: {} }, 'display.en.name'],
+        [{ en: { name: 'Month', extra: 1 } }, 'display.en.extra'],
+        [{ fr: { name: 'Mois' } }, 'display.fr'],
+      ];
+      for (const [bad, field] of cases) {
+        const res = await putPlan('named', { ...plan, display: bad });
+        expect([bad, res.status, res.body.code]).toEqual([bad, 400, 'VALIDATION_FAILED']);
+        expect([bad, res.body.details.map((d: { field: string }) => d.field)]).toEqual([
+          bad,
+          expect.arrayContaining([field]),
+        ]);
+      }
+      for (const bad of ['Month', ['Month'], { ru: 'Месяц' }]) {
+        const res = await putPlan('named', { ...plan, display: bad });
+        expect([bad, res.status]).toEqual([bad, 400]);
+      }
+      const invisible = await putPlan('named', { ...plan, display: { ru: { name: '\u2800' } } });
+      expect(invisible.body.details).toContainEqual(
+        expect.objectContaining({ field: 'display.ru.name', rule: 'isVisibleText' }),
+      );
+      expect(await listed()).toEqual({ ru: { name: 'Месяц' } });
     });
 
     it('only staff may change plans', async () => {

@@ -188,4 +188,37 @@ describe('bot: buying through the menus it sends', () => {
     expect(answers.length).toBe(before + 1);
     expect(answers.at(-1)?.body).toMatchObject({ text: expect.stringContaining('out of date') });
   });
+
+  it('names a plan in the user’s language where it has a display name, else by its slug', async () => {
+    const owner = await newUser(shop.w.t, 'owner');
+    await shop.w.t
+      .http()
+      .put('/api/v1/admin/plans/quarter')
+      .set(owner.bearer)
+      .send({
+        duration_days: 90,
+        traffic_limit_bytes: 1024,
+        prices: { USD: '1299' },
+        active: true,
+        display: { ru: { name: 'Квартал', description: '90 дней' } },
+      })
+      .expect(200);
+    const planButtons = async (from: ReturnType<typeof shop.w.user>) => {
+      await shop.w.start(from);
+      await shop.w.press(from, 'v1:plans');
+      return shop.w.buttons(shop.w.sentTo(from.id, 'sendMessage').at(-1)!);
+    };
+
+    const russian = shop.w.user('ru');
+    const buttons = await planButtons(russian);
+    expect(buttons.map((b) => b.text)).toContain('Квартал · 90 дн.');
+    expect(buttons.map((b) => b.text)).toContain('monthly · 30 дн.');
+    await shop.w.press(russian, 'v1:plan:quarter');
+    expect(
+      (shop.w.sentTo(russian.id, 'editMessageText').at(-1)!.body as { text: string }).text,
+    ).toMatch(/^Тариф Квартал: 90 дн\./);
+
+    const english = shop.w.user('en');
+    expect((await planButtons(english)).map((b) => b.text)).toContain('quarter · 90 days');
+  });
 });

@@ -365,7 +365,7 @@ describe('board game', () => {
     const res = await score(u, 'not-a-uuid', { clicks: [] }).expect(400);
     expect(res.body).toMatchObject({
       code: 'VALIDATION_FAILED',
-      details: [{ field: 'id', message: 'must be a UUID' }],
+      details: [{ field: 'id', message: 'must be a UUID', rule: 'isUuid' }],
     });
     const rounds = (await t.dataSource.query(
       'SELECT count(*)::int AS n FROM game_rounds WHERE user_id = $1',

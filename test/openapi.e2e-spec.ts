@@ -354,6 +354,7 @@ describe('the OpenAPI document and the client types', () => {
     const plan = resolve(plans.items ?? {});
     expect(fieldsOf(plan)).toEqual([
       'device_limit',
+      'display',
       'duration_days',
       'name',
       'on_hold_max_days',

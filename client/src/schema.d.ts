@@ -1600,6 +1600,16 @@ export interface components {
             user_id: string;
             best_score: number;
         };
+        PlanDisplayText: {
+            /** @example Monthly */
+            name: string;
+            /** @example 30 days, 100 GB, 3 devices */
+            description?: string;
+        };
+        PlanDisplay: {
+            en?: components["schemas"]["PlanDisplayText"];
+            ru?: components["schemas"]["PlanDisplayText"];
+        };
         PlanResponse: {
             /** @example monthly */
             name: string;
@@ -1641,6 +1651,8 @@ export interface components {
              * @example 30
              */
             on_hold_max_days: number;
+            /** @description name and short description per language; a language without one shows the slug (`name`) */
+            display: components["schemas"]["PlanDisplay"];
         };
         AdminPlanResponse: {
             /** @example monthly */
@@ -1683,6 +1695,8 @@ export interface components {
              * @example 30
              */
             on_hold_max_days: number;
+            /** @description name and short description per language; a language without one shows the slug (`name`) */
+            display: components["schemas"]["PlanDisplay"];
             active: boolean;
         };
         UpsertPlanRequest: {
@@ -1721,6 +1735,8 @@ export interface components {
             starts?: "on_purchase" | "on_first_use";
             /** @description the longest an on_first_use subscription waits; omitted: the plan's own, 30 for a new plan */
             on_hold_max_days?: number;
+            /** @description the plan's name and short description per language (en, ru), shown instead of the slug; replaces every earlier one; omitted: the plan's own, none for a new plan */
+            display?: components["schemas"]["PlanDisplay"];
         };
         TonPaymentView: {
             /** @description the service's wallet */
@@ -2243,6 +2259,11 @@ export interface components {
             field: string;
             /** @example must be a string */
             message: string;
+            /**
+             * @description the rule that failed, a stable machine name (isString, maxLength, matches, isVisibleText, …) to put into words; absent where no named rule applies
+             * @example isString
+             */
+            rule?: string;
         };
         ErrorBody: {
             /** @example 404 */

@@ -37,7 +37,10 @@ export type CurrencyCode = string;
 
 export interface FieldProblem {
   field: string;
+  /** English, for people reading the raw answer. */
   message: string;
+  /** The rule that failed (`isVisibleText`, `maxLength`, …): what an app puts into words. */
+  rule?: string;
 }
 
 /** The body of every error answer. */

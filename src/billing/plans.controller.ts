@@ -6,12 +6,14 @@ import { StaffGuard } from '../common/auth/role.guards';
 import { Public } from '../common/public.decorator';
 import {
   AdminPlanResponse,
+  type PlanDisplay,
   PlanNamePipe,
   PlanResponse,
   toPlanResponse,
   toPublicPlanResponse,
   UpsertPlanRequest,
 } from './dto/plan.dto';
+import { DISPLAY_LANGUAGES, type PlanDisplayTexts } from './plan-display';
 import { PlansService } from './plans.service';
 
 @ApiTags('billing')
@@ -54,7 +56,22 @@ export class PlansController {
       resetDay: body.reset_day,
       starts: body.starts,
       onHoldMaxDays: body.on_hold_max_days,
+      display: body.display ? displayTexts(body.display) : undefined,
     });
     return toPlanResponse(plan);
   }
+}
+
+/** The request's texts as stored: only the languages given, each without absent members. */
+function displayTexts(display: PlanDisplay): PlanDisplayTexts {
+  const texts: PlanDisplayTexts = {};
+  for (const language of DISPLAY_LANGUAGES) {
+    const text = display[language];
+    if (!text) continue;
+    texts[language] =
+      text.description === undefined
+        ? { name: text.name }
+        : { name: text.name, description: text.description };
+  }
+  return texts;
 }

@@ -5,6 +5,7 @@ import { type Settings } from '../config/settings';
 import { SETTINGS } from '../config/settings.module';
 import { sqlRows } from '../database/sql';
 import type { PlanStart, TrafficReset } from '../users/traffic-reset';
+import type { PlanDisplayTexts } from './plan-display';
 
 export interface PlanRecord {
   name: string;
@@ -22,10 +23,13 @@ export interface PlanRecord {
   starts: PlanStart;
   /** The longest an `on_first_use` subscription waits for its first connection. */
   onHoldMaxDays: number;
+  /** Name and short description per language; a language without one shows `name`. */
+  display: PlanDisplayTexts;
 }
 
 /** The fields of a plan that, left undefined when saving, keep the plan's own (defaults when new). */
-type KeptFields = 'deviceLimit' | 'trafficReset' | 'resetDay' | 'starts' | 'onHoldMaxDays';
+type KeptFields =
+  'deviceLimit' | 'trafficReset' | 'resetDay' | 'starts' | 'onHoldMaxDays' | 'display';
 
 /** A plan to save: each of `KeptFields` undefined keeps the plan's own (the default for a new plan). */
 export type PlanToSave = Omit<PlanRecord, KeptFields> & Partial<Pick<PlanRecord, KeptFields>>;
@@ -45,7 +49,7 @@ const planColumns = (deviceLimitDefault: number): string =>
     FROM plan_prices pp WHERE pp.plan_name = p.name), '{}'::jsonb) AS prices,
   COALESCE(p.device_limit, ${Math.trunc(deviceLimitDefault)}) AS "deviceLimit",
   p.traffic_reset AS "trafficReset", p.reset_day AS "resetDay", p.starts,
-  p.on_hold_max_days AS "onHoldMaxDays"`;
+  p.on_hold_max_days AS "onHoldMaxDays", p.display`;
 
 /** The owner of `plans` and `plan_prices`. */
 @Injectable()
@@ -89,15 +93,17 @@ export class PlansRepository {
   async upsertPlan(plan: PlanToSave): Promise<PlanRecord> {
     await this.txHost.tx.query(
       `INSERT INTO plans (name, duration_days, traffic_limit_bytes, active, device_limit,
-                          traffic_reset, reset_day, starts, on_hold_max_days)
+                          traffic_reset, reset_day, starts, on_hold_max_days, display)
        VALUES ($1, $2, $3, $4, $5, COALESCE($6::text, 'none'), COALESCE($7::int, 1),
-               COALESCE($8::text, 'on_purchase'), COALESCE($9::int, 30))
+               COALESCE($8::text, 'on_purchase'), COALESCE($9::int, 30),
+               COALESCE($10::jsonb, '{}'))
        ON CONFLICT (name) DO UPDATE SET duration_days = EXCLUDED.duration_days,
          traffic_limit_bytes = EXCLUDED.traffic_limit_bytes, active = EXCLUDED.active,
          device_limit = COALESCE(EXCLUDED.device_limit, plans.device_limit),
          traffic_reset = COALESCE($6, plans.traffic_reset),
          reset_day = COALESCE($7, plans.reset_day), starts = COALESCE($8, plans.starts),
-         on_hold_max_days = COALESCE($9, plans.on_hold_max_days), updated_at = now()`,
+         on_hold_max_days = COALESCE($9, plans.on_hold_max_days),
+         display = COALESCE($10::jsonb, plans.display), updated_at = now()`,
       [
         plan.name,
         plan.durationDays,
@@ -108,6 +114,7 @@ export class PlansRepository {
         plan.resetDay ?? null,
         plan.starts ?? null,
         plan.onHoldMaxDays ?? null,
+        plan.display === undefined ? null : JSON.stringify(plan.display),
       ],
     );
     await this.txHost.tx.query(`DELETE FROM plan_prices WHERE plan_name = $1`, [plan.name]);

@@ -6,6 +6,7 @@ import { PLAN_AUDIT_ACTIONS } from './billing.constants';
 import { type AdminPlanResponse, toPlanResponse } from './dto/plan.dto';
 import type { PlanStart, TrafficReset } from '../users/traffic-reset';
 import { UserTrafficRepository } from '../users/user-traffic.repository';
+import { type PlanDisplayTexts, sameDisplay } from './plan-display';
 import { type PlanRecord, PlansRepository, type PlanToSave } from './plans.repository';
 
 export interface PlanChange {
@@ -20,6 +21,7 @@ export interface PlanChange {
   resetDay?: number;
   starts?: PlanStart;
   onHoldMaxDays?: number;
+  display?: PlanDisplayTexts;
 }
 
 /** The plans on sale, and staff changes to them, each audited. */
@@ -57,6 +59,7 @@ export class PlansService {
       resetDay: change.resetDay,
       starts: change.starts,
       onHoldMaxDays: change.onHoldMaxDays,
+      display: change.display,
     };
     // Changes of one plan run one after another, also while its row does not exist yet, so the
     // "before" a change reads is the one it replaces.
@@ -97,6 +100,7 @@ function samePlan(a: PlanRecord, b: PlanToSave): boolean {
     (b.resetDay === undefined || a.resetDay === b.resetDay) &&
     (b.starts === undefined || a.starts === b.starts) &&
     (b.onHoldMaxDays === undefined || a.onHoldMaxDays === b.onHoldMaxDays) &&
+    (b.display === undefined || sameDisplay(a.display, b.display)) &&
     a.durationDays === b.durationDays &&
     a.trafficLimitBytes === b.trafficLimitBytes &&
     a.active === b.active &&

@@ -1,3 +1,4 @@
+import type { PlanDisplayTexts } from '../billing/plan-display';
 import { Inject, Injectable } from '@nestjs/common';
 import { BillingService } from '../billing/billing.service';
 import { STARS_CURRENCY, TON_CURRENCY } from '../billing/money';
@@ -19,6 +20,7 @@ import type { PaymentMethod } from './callback-data';
 export interface PlanChoice {
   name: string;
   durationDays: number;
+  display: PlanDisplayTexts;
 }
 
 /** A way to pay for a plan, with its price in minor units of its currency (TON: converted later). */
@@ -71,6 +73,7 @@ export class BotShopService {
     return (await this.plansService.activePlans()).map((plan) => ({
       name: plan.name,
       durationDays: plan.durationDays,
+      display: plan.display,
     }));
   }
 
@@ -98,7 +101,10 @@ export class BotShopService {
     }
     const stars = plan.prices[STARS_CURRENCY];
     if (stars) methods.push({ method: { kind: 'stars' }, price: stars });
-    return { plan: { name: plan.name, durationDays: plan.durationDays }, methods };
+    return {
+      plan: { name: plan.name, durationDays: plan.durationDays, display: plan.display },
+      methods,
+    };
   }
 
   /** A new invoice for the plan with that method, made by the same billing as the HTTP route. */

@@ -47,6 +47,12 @@ export type ErrorCode = keyof typeof ERROR_STATUS;
 export interface FieldProblem {
   field: string;
   message: string;
+  /**
+   * Which rule failed, as a stable machine name (class-validator's constraint name: `isVisibleText`,
+   * `maxLength`, `matches`, …), so a front end can say it in the user's language; `message` is
+   * English for people reading the raw answer. Absent where no named rule applies.
+   */
+  rule?: string;
 }
 
 /**

@@ -14,13 +14,16 @@ export function toFieldProblems(errors: ValidationError[], prefix = ''): FieldPr
   const problems: FieldProblem[] = [];
   for (const error of errors) {
     const field = prefix ? `${prefix}.${error.property}` : error.property;
-    for (const message of Object.values(error.constraints ?? {})) {
-      problems.push({ field, message: message.replace(/^property \S+ /, '') });
+    for (const [rule, message] of Object.entries(error.constraints ?? {})) {
+      problems.push({ field, message: message.replace(/^property \S+ /, ''), rule });
     }
     if (error.children?.length) problems.push(...toFieldProblems(error.children, field));
   }
   return problems;
 }
+
+/** The `rule` of a string that is not well-formed Unicode. */
+export const WELL_FORMED_RULE = 'isWellFormed';
 
 /**
  * The first string (or key) of a parsed body or query that is not well-formed Unicode, as a field
@@ -30,13 +33,19 @@ export function toFieldProblems(errors: ValidationError[], prefix = ''): FieldPr
  */
 export function illFormedText(value: unknown, field = ''): FieldProblem | null {
   if (typeof value === 'string') {
-    return isWellFormed(value) ? null : { field: field || 'body', message: WELL_FORMED_MESSAGE };
+    return isWellFormed(value)
+      ? null
+      : { field: field || 'body', message: WELL_FORMED_MESSAGE, rule: WELL_FORMED_RULE };
   }
   if (typeof value !== 'object' || value === null) return null;
   for (const [key, item] of Object.entries(value)) {
     const path = field ? `${field}.${key}` : key;
     if (!isWellFormed(key))
-      return { field: field || 'body', message: `keys ${WELL_FORMED_MESSAGE}` };
+      return {
+        field: field || 'body',
+        message: `keys ${WELL_FORMED_MESSAGE}`,
+        rule: WELL_FORMED_RULE,
+      };
     const problem = illFormedText(item, path);
     if (problem) return problem;
   }
@@ -75,7 +84,7 @@ export class UuidPipe implements PipeTransform<string, string> {
   transform(value: string, metadata: ArgumentMetadata): string {
     if (typeof value !== 'string' || !isUUID(value)) {
       const field = metadata.data ?? 'id';
-      throw validationFailed([{ field, message: 'must be a UUID' }]);
+      throw validationFailed([{ field, message: 'must be a UUID', rule: 'isUuid' }]);
     }
     return value.toLowerCase();
   }

@@ -322,6 +322,7 @@ describe('the staff console: overview, plans, audit log, settings', () => {
       reset_day: 1,
       starts: 'on_purchase',
       on_hold_max_days: 30,
+      display: {},
       active: true,
     });
 

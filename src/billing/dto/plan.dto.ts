@@ -1,18 +1,23 @@
 import type { PlanRecord } from '../plans.repository';
 import { type ArgumentMetadata, Injectable, type PipeTransform } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
 import {
   IsBoolean,
   IsIn,
   IsInt,
   IsObject,
   IsOptional,
+  IsString,
+  Length,
   Max,
   Min,
   registerDecorator,
+  ValidateNested,
   type ValidationOptions,
 } from 'class-validator';
 import { validationFailed } from '../../common/errors';
+import { IsVisibleText } from '../../common/visible-text';
 import {
   PLAN_STARTS,
   type PlanStart,
@@ -35,7 +40,11 @@ export class PlanNamePipe implements PipeTransform<string, string> {
   transform(value: string, metadata: ArgumentMetadata): string {
     if (typeof value !== 'string' || !PLAN_NAME.test(value)) {
       throw validationFailed([
-        { field: metadata.data ?? 'name', message: 'must match ^[a-z0-9_-]{1,32}$' },
+        {
+          field: metadata.data ?? 'name',
+          message: 'must match ^[a-z0-9_-]{1,32}$',
+          rule: 'matches',
+        },
       ]);
     }
     return value;
@@ -72,6 +81,37 @@ function IsPriceMap(options?: ValidationOptions): PropertyDecorator {
         },
       },
     });
+}
+
+/** A plan's name and short description in one language, as buyers read them. */
+export class PlanDisplayText {
+  @ApiProperty({ minLength: 1, maxLength: 40, example: 'Monthly' })
+  @IsString()
+  @Length(1, 40, { message: 'must be 1 to 40 characters' })
+  @IsVisibleText()
+  name: string;
+
+  @ApiPropertyOptional({ minLength: 1, maxLength: 200, example: '30 days, 100 GB, 3 devices' })
+  @IsOptional()
+  @IsString()
+  @Length(1, 200, { message: 'must be 1 to 200 characters' })
+  @IsVisibleText()
+  description?: string;
+}
+
+/** The languages of the apps and the bot; a plan without one is shown by its slug there. */
+export class PlanDisplay {
+  @ApiPropertyOptional({ type: PlanDisplayText })
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => PlanDisplayText)
+  en?: PlanDisplayText;
+
+  @ApiPropertyOptional({ type: PlanDisplayText })
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => PlanDisplayText)
+  ru?: PlanDisplayText;
 }
 
 export class UpsertPlanRequest {
@@ -153,6 +193,17 @@ export class UpsertPlanRequest {
   @Min(1)
   @Max(365)
   on_hold_max_days?: number;
+
+  @ApiPropertyOptional({
+    type: PlanDisplay,
+    description:
+      "the plan's name and short description per language (en, ru), shown instead of the slug; replaces every earlier one; omitted: the plan's own, none for a new plan",
+  })
+  @IsOptional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => PlanDisplay)
+  display?: PlanDisplay;
 }
 
 export class PlanResponse {
@@ -187,6 +238,13 @@ export class PlanResponse {
 
   @ApiProperty({ example: 30, description: 'the longest an on_first_use subscription waits' })
   on_hold_max_days: number;
+
+  @ApiProperty({
+    type: PlanDisplay,
+    description:
+      'name and short description per language; a language without one shows the slug (`name`)',
+  })
+  display: PlanDisplay;
 }
 
 export class AdminPlanResponse extends PlanResponse {
@@ -205,6 +263,7 @@ export function toPlanResponse(plan: PlanRecord): AdminPlanResponse {
     reset_day: plan.resetDay,
     starts: plan.starts,
     on_hold_max_days: plan.onHoldMaxDays,
+    display: plan.display,
     active: plan.active,
   };
 }

@@ -1,4 +1,5 @@
 import type { PlanStart, TrafficReset } from '../../users/traffic-reset';
+import type { PlanDisplayTexts } from '../plan-display';
 import { Check, Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';
 
 /** A subscription plan users can buy; its prices per currency are in `plan_prices`. */
@@ -13,6 +14,7 @@ import { Check, Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColum
 @Check('CHK_plans_reset_day', 'reset_day BETWEEN 1 AND 28')
 @Check('CHK_plans_starts', "starts IN ('on_purchase', 'on_first_use')")
 @Check('CHK_plans_on_hold_max_days', 'on_hold_max_days BETWEEN 1 AND 365')
+@Check('CHK_plans_display', "jsonb_typeof(display) = 'object'")
 export class Plan {
   /** `^[a-z0-9_-]{1,32}$`; also the path parameter of `PUT /admin/plans/{name}`. */
   @PrimaryColumn({ type: 'text' })
@@ -46,6 +48,10 @@ export class Plan {
 
   @Column({ type: 'int', default: 30 })
   onHoldMaxDays: number;
+
+  /** Name and short description per language (`{ru: {name, description}}`); none: the slug. */
+  @Column({ type: 'jsonb', default: () => "'{}'" })
+  display: PlanDisplayTexts;
 
   @CreateDateColumn({ type: 'timestamptz' })
   createdAt: Date;

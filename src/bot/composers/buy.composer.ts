@@ -1,9 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import { Composer, InlineKeyboard } from 'grammy';
 import { formatMinor } from '../../billing/money';
-import { BotShopService, type BotInvoice, type MethodChoice } from '../bot-shop.service';
+import { planTitle } from '../../billing/plan-display';
+import {
+  BotShopService,
+  type BotInvoice,
+  type MethodChoice,
+  type PlanChoice,
+} from '../bot-shop.service';
 import { CALLBACK, CALLBACK_PATTERN, decodeMethod, encodeMethod } from '../callback-data';
-import { type BotContext, formatTime } from '../i18n';
+import { type BotContext, formatTime, pickLocale } from '../i18n';
 import { botUser } from './from';
 
 /** Buying: plans, the payment-method choice, TON or a Telegram invoice, and Telegram's checkout. */
@@ -20,7 +26,7 @@ export class BuyComposer {
       for (const plan of plans) {
         keyboard
           .text(
-            ctx.t('plan-button', { name: plan.name, days: plan.durationDays }),
+            ctx.t('plan-button', { name: titleOf(ctx, plan), days: plan.durationDays }),
             CALLBACK.plan(plan.name),
           )
           .row();
@@ -53,9 +59,12 @@ export class BuyComposer {
       }
       keyboard.text(ctx.t('button-back'), CALLBACK.plansBack);
       const text = methods.length > 0 ? 'plan-methods' : 'plan-no-methods';
-      await ctx.editMessageText(ctx.t(text, { name: plan.name, days: plan.durationDays }), {
-        reply_markup: keyboard,
-      });
+      await ctx.editMessageText(
+        ctx.t(text, { name: titleOf(ctx, plan), days: plan.durationDays }),
+        {
+          reply_markup: keyboard,
+        },
+      );
     });
 
     c.callbackQuery(CALLBACK_PATTERN.buy, async (ctx) => {
@@ -116,6 +125,11 @@ export class BuyComposer {
       }
     });
   }
+}
+
+/** The plan's name in the user's language (its display name there, else its slug). */
+function titleOf(ctx: BotContext, plan: PlanChoice): string {
+  return planTitle(plan, pickLocale(ctx.from?.language_code));
 }
 
 const PAID_TEXT = {

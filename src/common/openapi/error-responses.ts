@@ -10,6 +10,12 @@ export const ERROR_SCHEMAS: Record<string, SchemaObject> = {
     properties: {
       field: { type: 'string', example: 'plan_name' },
       message: { type: 'string', example: 'must be a string' },
+      rule: {
+        type: 'string',
+        description:
+          'the rule that failed, a stable machine name (isString, maxLength, matches, isVisibleText, …) to put into words; absent where no named rule applies',
+        example: 'isString',
+      },
     },
     required: ['field', 'message'],
   },

@@ -1,6 +1,7 @@
 /**
  * English texts of the web app. `ru.ts` has the same keys and the same `{placeholders}`
- * (test/web/i18n.spec.ts fails otherwise). Error codes of the contract are `error.<CODE>`.
+ * (test/web/i18n.spec.ts fails otherwise). Error codes of the contract are `error.<CODE>`; a field's
+ * failed validation rule is `invalid.<rule>`, or `invalid.<field>.<rule>` where a field says it better.
  */
 export const en = {
   'app.name': 'VPN',
@@ -294,7 +295,21 @@ export const en = {
   'error.UNEXPECTED_RESPONSE': 'The service answered something unexpected.',
   'error.DEVICE_LIMIT': "Your plan's device limit is reached: remove a device first.",
   'error.unknown': 'Something went wrong.',
-  'error.field': '{field}: {message}',
+  'invalid.generic': 'This is not valid.',
+  'invalid.isVisibleText':
+    'Use visible characters: at least one letter, digit or sign, and no invisible, direction-changing or control characters.',
+  'invalid.isWellFormed': 'This holds characters that cannot be stored.',
+  'invalid.notContains': 'This holds characters that are not allowed.',
+  'invalid.isNotEmpty': 'Fill this in.',
+  'invalid.isLength': 'This is too short or too long.',
+  'invalid.maxLength': 'This is too long.',
+  'invalid.matches': 'This is not in the expected form.',
+  'invalid.isInt': 'Enter a whole number.',
+  'invalid.min': 'This number is too small.',
+  'invalid.max': 'This number is too large.',
+  'invalid.isPriceMap': 'Each price needs a known currency code (as USD) and an amount above zero.',
+  'invalid.name.matches': 'Lower-case Latin letters, digits, - and _; at most 32.',
+  'invalid.plan_name.matches': 'Lower-case Latin letters, digits, - and _; at most 32.',
 
   // Console: nodes
   'console.nodes.tab': 'Nodes',
@@ -524,6 +539,13 @@ export const en = {
   'console.plans.holdDays': 'At most this many days waiting for it (1-365)',
   'console.plans.badHoldDays': 'The wait for the first connection must be 1 to 365 whole days.',
   'console.plans.onSale': 'On sale (active)',
+  'console.plans.display': 'Names buyers see',
+  'console.plans.displayHint': 'Left empty, a language shows the plan by its slug.',
+  'console.plans.display.en.name': 'Name in English',
+  'console.plans.display.en.description': 'Short description in English',
+  'console.plans.display.ru.name': 'Name in Russian',
+  'console.plans.display.ru.description': 'Short description in Russian',
+  'console.plans.descriptionWithoutName': 'A description needs a name in the same language.',
   'console.plans.status': 'Status',
   'console.plans.actions': 'Actions',
   'console.plans.active': 'Active',

@@ -24,8 +24,16 @@ export interface I18n {
   language: Language;
   setLanguage(language: Language): void;
   t(key: MessageKey, vars?: Vars): string;
-  /** A failed call in words: the contract's code from the locale, field problems after it. */
-  errorText(error: unknown): string;
+  /**
+   * A failed call in words: the contract's code from the locale, then what is wrong with each
+   * field not in `shown` (the fields a form shows at their inputs with `fieldErrors`).
+   */
+  errorText(error: unknown, shown?: readonly string[]): string;
+  /**
+   * What is wrong with each field of a failed call, in the page's language, by field: the first
+   * problem of each, put into words from its `rule` (never the service's English `message`).
+   */
+  fieldErrors(error: unknown): Record<string, string>;
   money(amount: string, currency: string): string;
   bytes(value: number): string;
   date(iso: string): string;
@@ -49,6 +57,26 @@ function initialLanguage(): Language {
     // Storage blocked: fall back to the browser's language.
   }
   return navigator.language.toLowerCase().startsWith('ru') ? 'ru' : 'en';
+}
+
+/**
+ * The first problem of each field in words: `invalid.<field>.<rule>` when the field has its own
+ * text for the rule, else `invalid.<rule>`, else `invalid.generic`. A nested field
+ * (`display.ru.name`) is keyed by its whole path.
+ */
+function fieldErrorsOf(
+  error: ApiError,
+  messages: Record<MessageKey, string>,
+): Record<string, string> {
+  const found: Record<string, string> = {};
+  for (const { field, rule } of error.details) {
+    if (field in found) continue;
+    const leaf = field.split('.').pop() ?? field;
+    const keys = rule ? [`invalid.${leaf}.${rule}`, `invalid.${rule}`] : [];
+    const key = [...keys, 'invalid.generic'].find((k) => k in messages) as MessageKey;
+    found[field] = messages[key];
+  }
+  return found;
 }
 
 const I18nContext = createContext<I18n | null>(null);
@@ -76,15 +104,18 @@ export function I18nProvider({ children }: { children: ReactNode }) {
       language,
       setLanguage,
       t,
-      errorText(error) {
+      errorText(error, shown = []) {
         if (!(error instanceof ApiError)) return t('error.unknown');
         const key = `error.${error.code}` as MessageKey;
         const text =
           key in messages ? t(key, { requestId: error.requestId ?? '-' }) : error.message;
-        const fields = error.details.map((d) =>
-          fill(messages['error.field'], d as unknown as Vars),
-        );
-        return [text, ...fields].join(' ');
+        const others = Object.entries(fieldErrorsOf(error, messages))
+          .filter(([field]) => !shown.includes(field))
+          .map(([, problem]) => problem);
+        return [text, ...others].join(' ');
+      },
+      fieldErrors(error) {
+        return error instanceof ApiError ? fieldErrorsOf(error, messages) : {};
       },
       money(amount, currency) {
         const decimal = minorToDecimal(amount, currency);

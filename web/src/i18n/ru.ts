@@ -294,7 +294,22 @@ export const ru: Record<MessageKey, string> = {
   'error.UNEXPECTED_RESPONSE': 'Сервис ответил что-то неожиданное.',
   'error.DEVICE_LIMIT': 'Достигнут лимит устройств тарифа: сначала удалите устройство.',
   'error.unknown': 'Что-то пошло не так.',
-  'error.field': '{field}: {message}',
+  'invalid.generic': 'Заполнено неверно.',
+  'invalid.isVisibleText':
+    'Используйте видимые символы: хотя бы одну букву, цифру или знак, без невидимых, управляющих и меняющих направление текста символов.',
+  'invalid.isWellFormed': 'Здесь есть символы, которые нельзя сохранить.',
+  'invalid.notContains': 'Здесь есть недопустимые символы.',
+  'invalid.isNotEmpty': 'Заполните это поле.',
+  'invalid.isLength': 'Слишком коротко или слишком длинно.',
+  'invalid.maxLength': 'Слишком длинно.',
+  'invalid.matches': 'Неверный формат.',
+  'invalid.isInt': 'Введите целое число.',
+  'invalid.min': 'Слишком маленькое число.',
+  'invalid.max': 'Слишком большое число.',
+  'invalid.isPriceMap':
+    'Для каждой цены нужен известный код валюты (например, USD) и сумма больше нуля.',
+  'invalid.name.matches': 'Строчные латинские буквы, цифры, - и _; не больше 32.',
+  'invalid.plan_name.matches': 'Строчные латинские буквы, цифры, - и _; не больше 32.',
 
   // Console: nodes
   'console.nodes.tab': 'Узлы',
@@ -522,6 +537,14 @@ export const ru: Record<MessageKey, string> = {
   'console.plans.holdDays': 'Ждать первого подключения не дольше, дней (1-365)',
   'console.plans.badHoldDays': 'Ожидание первого подключения — целое число дней от 1 до 365.',
   'console.plans.onSale': 'В продаже (активен)',
+  'console.plans.display': 'Названия для покупателей',
+  'console.plans.displayHint':
+    'Если оставить пустым, на этом языке тариф показывается под своим кодом.',
+  'console.plans.display.en.name': 'Название на английском',
+  'console.plans.display.en.description': 'Краткое описание на английском',
+  'console.plans.display.ru.name': 'Название на русском',
+  'console.plans.display.ru.description': 'Краткое описание на русском',
+  'console.plans.descriptionWithoutName': 'Для описания нужно название на том же языке.',
   'console.plans.status': 'Состояние',
   'console.plans.actions': 'Действия',
   'console.plans.active': 'Активен',

@@ -3,7 +3,7 @@ import { useState } from 'react';
 import { useNavigate } from 'react-router';
 import type { Invoice, PaymentMethod, Plan } from '../api/client';
 import { isStaffRole, useConfig, useCreateInvoice, useMe, usePlans } from '../api/hooks';
-import { useI18n } from '../i18n/i18n';
+import { type Language, useI18n } from '../i18n/i18n';
 import { Failed, Loading } from '../layout/Loading';
 import { InvoiceDialog } from './InvoiceDialog';
 
@@ -37,6 +37,35 @@ export function PlansPage() {
   );
 }
 
+/** Where the currency a buyer picked is remembered, for every plan and later visits. */
+const CURRENCY_KEY = 'vpn-currency';
+
+function pickedCurrency(): string | null {
+  try {
+    return localStorage.getItem(CURRENCY_KEY);
+  } catch {
+    return null; // Storage blocked: the language decides.
+  }
+}
+
+function rememberCurrency(code: string): void {
+  try {
+    localStorage.setItem(CURRENCY_KEY, code);
+  } catch {
+    // Not remembered across visits; the choice still holds on this page.
+  }
+}
+
+/** The currency shown first: the one the buyer picked, else RUB in Russian and USD otherwise. */
+export function defaultCurrency(
+  fiat: readonly string[],
+  language: Language,
+  picked: string | null,
+): string | null {
+  const preferred = [picked, language === 'ru' ? 'RUB' : 'USD'];
+  return preferred.find((code) => code !== null && fiat.includes(code)) ?? fiat[0] ?? null;
+}
+
 function PlanCard({
   plan,
   methods,
@@ -47,13 +76,21 @@ function PlanCard({
   methods: PaymentMethod[];
   onInvoice: (invoice: Invoice) => void;
 }) {
-  const { t, money, bytes, errorText } = useI18n();
+  const { t, money, bytes, errorText, language } = useI18n();
   const me = useMe();
   const navigate = useNavigate();
   const create = useCreateInvoice();
   const fiat = Object.keys(plan.prices).filter((code) => code !== 'XTR');
-  const [currency, setCurrency] = useState<string | null>(fiat[0] ?? null);
+  const [picked, setPicked] = useState<string | null>(pickedCurrency);
+  const currency = defaultCurrency(fiat, language, picked);
   const titleId = `plan-${plan.name}`;
+  const display = plan.display[language];
+
+  function pick(code: string | null) {
+    if (code === null) return;
+    rememberCurrency(code);
+    setPicked(code);
+  }
 
   function buy(provider: 'ton' | 'telegram', code: string | null) {
     if (!me.data) {
@@ -68,8 +105,9 @@ function PlanCard({
     <Card withBorder component="section" aria-labelledby={titleId}>
       <Stack gap="xs">
         <Title order={2} size="h3" id={titleId}>
-          {plan.name}
+          {display?.name ?? plan.name}
         </Title>
+        {display?.description && <Text c="dimmed">{display.description}</Text>}
         <Text>{t('plans.days', { days: plan.duration_days })}</Text>
         <Text>{t('plans.traffic', { traffic: bytes(plan.traffic_limit_bytes) })}</Text>
         <Text fw={700} size="lg">
@@ -82,7 +120,7 @@ function PlanCard({
             label={t('plans.currency')}
             data={fiat}
             value={currency}
-            onChange={setCurrency}
+            onChange={pick}
             allowDeselect={false}
           />
         )}

@@ -52,12 +52,16 @@ export function SupportPage() {
   );
 }
 
+/** The fields of a new ticket, as the service names them in a validation failure. */
+const TICKET_FIELDS = ['subject', 'message'] as const;
+
 function NewTicket() {
-  const { t, errorText } = useI18n();
+  const { t, errorText, fieldErrors } = useI18n();
   const create = useCreateTicket();
   const navigate = useNavigate();
   const [subject, setSubject] = useState('');
   const [message, setMessage] = useState('');
+  const invalid = create.isError ? fieldErrors(create.error) : {};
   function submit(event: FormEvent) {
     event.preventDefault();
     create.mutate(
@@ -78,6 +82,7 @@ function NewTicket() {
             onChange={(e) => setSubject(e.currentTarget.value)}
             required
             maxLength={200}
+            error={invalid.subject}
           />
           <Textarea
             label={t('support.message')}
@@ -87,10 +92,11 @@ function NewTicket() {
             maxLength={4000}
             autosize
             minRows={3}
+            error={invalid.message}
           />
           {create.isError && (
             <Alert color="red" role="alert">
-              {errorText(create.error)}
+              {errorText(create.error, TICKET_FIELDS)}
             </Alert>
           )}
           <Button type="submit" loading={create.isPending} w="fit-content">

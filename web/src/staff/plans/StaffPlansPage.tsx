@@ -37,6 +37,24 @@ const DEVICE_LIMIT_MAX = 20;
 /** When a plan's used traffic starts again from zero (the contract's `traffic_reset`). */
 const TRAFFIC_RESETS = ['none', 'day', 'week', 'month', 'rolling_month'] as const;
 type TrafficReset = (typeof TRAFFIC_RESETS)[number];
+/** The languages a plan has a display name in (the contract's `display`). */
+const DISPLAY_LANGUAGES = ['en', 'ru'] as const;
+type DisplayLanguage = (typeof DISPLAY_LANGUAGES)[number];
+type DisplayTexts = Record<DisplayLanguage, { name: string; description: string }>;
+/** The form's fields, as the service names them in a validation failure. */
+const PLAN_FIELDS = [
+  'name',
+  'duration_days',
+  'traffic_limit_bytes',
+  'device_limit',
+  'reset_day',
+  'on_hold_max_days',
+  'prices',
+  ...DISPLAY_LANGUAGES.flatMap((language) => [
+    `display.${language}.name`,
+    `display.${language}.description`,
+  ]),
+];
 
 /** Every plan (staff guard), on sale or not; creating, editing, activating and deactivating. */
 export function StaffPlansPage() {
@@ -119,8 +137,29 @@ function bodyOf(plan: Plan, active: boolean): PlanBody {
     reset_day: plan.reset_day,
     starts: plan.starts,
     on_hold_max_days: plan.on_hold_max_days,
+    display: plan.display,
     active,
   };
+}
+
+/** The plan's display texts as the form edits them: empty strings where it has none. */
+function displayOf(plan?: Plan): DisplayTexts {
+  const texts = (language: DisplayLanguage) => ({
+    name: plan?.display[language]?.name ?? '',
+    description: plan?.display[language]?.description ?? '',
+  });
+  return { en: texts('en'), ru: texts('ru') };
+}
+
+/** The form's display texts as sent: the languages with a name, without empty descriptions. */
+function displayBody(texts: DisplayTexts): NonNullable<PlanBody['display']> {
+  const body: NonNullable<PlanBody['display']> = {};
+  for (const language of DISPLAY_LANGUAGES) {
+    const name = texts[language].name.trim();
+    const description = texts[language].description.trim();
+    if (name) body[language] = description ? { name, description } : { name };
+  }
+  return body;
 }
 
 function PlanTable({
@@ -247,9 +286,13 @@ function PlanForm({
   existing: Plan[];
   onSaved: (message: string) => void;
 }) {
-  const { t, errorText } = useI18n();
+  const { t, errorText, fieldErrors } = useI18n();
   const save = useSavePlan();
   const [name, setName] = useState(plan?.name ?? '');
+  const [display, setDisplay] = useState<DisplayTexts>(() => displayOf(plan));
+  // The service's refusal: its field problems show at their inputs.
+  const [failure, setFailure] = useState<unknown>(null);
+  const invalid = fieldErrors(failure);
   const [days, setDays] = useState<number | string>(plan?.duration_days ?? 30);
   const [limitGb, setLimitGb] = useState<number | string>(
     plan ? plan.traffic_limit_bytes / GB : 100,
@@ -306,6 +349,8 @@ function PlanForm({
         holdDays > 365)
     )
       return { problem: t('console.plans.badHoldDays') };
+    if (DISPLAY_LANGUAGES.some((l) => display[l].description.trim() && !display[l].name.trim()))
+      return { problem: t('console.plans.descriptionWithoutName') };
     if (prices.length === 0) return { problem: t('console.plans.noPrices') };
     const map: Record<string, string> = {};
     for (const row of prices) {
@@ -326,6 +371,7 @@ function PlanForm({
         ...(reset === 'month' && typeof resetDay === 'number' ? { reset_day: resetDay } : {}),
         starts: firstUse ? 'on_first_use' : 'on_purchase',
         ...(firstUse && typeof holdDays === 'number' ? { on_hold_max_days: holdDays } : {}),
+        display: displayBody(display),
         active,
       },
     };
@@ -334,6 +380,7 @@ function PlanForm({
   async function submit(event: FormEvent) {
     event.preventDefault();
     setError(null);
+    setFailure(null);
     const result = checked();
     if ('problem' in result) {
       setError(result.problem);
@@ -342,8 +389,9 @@ function PlanForm({
     try {
       const saved = await save.mutateAsync({ name: plan?.name ?? name, body: result.body });
       onSaved(t('console.plans.saved', { name: saved.name }));
-    } catch (failure) {
-      setError(errorText(failure));
+    } catch (refused) {
+      setFailure(refused);
+      setError(errorText(refused, PLAN_FIELDS));
     }
   }
 
@@ -358,6 +406,7 @@ function PlanForm({
             value={name}
             onChange={(event) => setName(event.currentTarget.value.trim())}
             required
+            error={invalid.name}
           />
         )}
         <NumberInput
@@ -368,6 +417,7 @@ function PlanForm({
           max={3650}
           allowDecimal={false}
           required
+          error={invalid.duration_days}
         />
         <NumberInput
           label={t('console.plans.trafficGb')}
@@ -377,6 +427,7 @@ function PlanForm({
           min={0}
           decimalScale={3}
           required
+          error={invalid.traffic_limit_bytes}
         />
         <NumberInput
           label={t('console.plans.devices')}
@@ -387,6 +438,7 @@ function PlanForm({
           max={DEVICE_LIMIT_MAX}
           allowDecimal={false}
           required={plan !== undefined}
+          error={invalid.device_limit}
         />
         <Select
           label={t('console.plans.reset')}
@@ -407,6 +459,7 @@ function PlanForm({
             max={28}
             allowDecimal={false}
             required
+            error={invalid.reset_day}
           />
         )}
         <Switch
@@ -423,12 +476,46 @@ function PlanForm({
             max={365}
             allowDecimal={false}
             required
+            error={invalid.on_hold_max_days}
           />
         )}
         <fieldset style={{ border: 0, padding: 0, margin: 0 }}>
           <Text component="legend" fw={500} size="sm" mb={4}>
+            {t('console.plans.display')}
+          </Text>
+          <Text size="xs" c="dimmed" mb={4}>
+            {t('console.plans.displayHint')}
+          </Text>
+          <Stack gap="xs">
+            {DISPLAY_LANGUAGES.map((language) =>
+              (['name', 'description'] as const).map((part) => (
+                <TextInput
+                  key={`${language}.${part}`}
+                  label={t(`console.plans.display.${language}.${part}`)}
+                  value={display[language][part]}
+                  onChange={(event) => {
+                    const value = event.currentTarget.value;
+                    setDisplay((texts) => ({
+                      ...texts,
+                      [language]: { ...texts[language], [part]: value },
+                    }));
+                  }}
+                  maxLength={part === 'name' ? 40 : 200}
+                  error={invalid[`display.${language}.${part}`]}
+                />
+              )),
+            )}
+          </Stack>
+        </fieldset>
+        <fieldset style={{ border: 0, padding: 0, margin: 0 }}>
+          <Text component="legend" fw={500} size="sm" mb={4}>
             {t('console.plans.prices')}
           </Text>
+          {invalid.prices && (
+            <Text size="sm" c="red" mb={4}>
+              {invalid.prices}
+            </Text>
+          )}
           <Stack gap="xs">
             {prices.map((row, index) => (
               <Group key={row.key} align="flex-end" wrap="nowrap">
