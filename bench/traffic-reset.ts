@@ -25,6 +25,8 @@ const USERS = Number(process.env.BENCH_RESET_USERS ?? 1_000_000);
 const REPORT_USERS = 10_000;
 const BATCH = Number(process.env.BENCH_RESET_BATCH ?? TRAFFIC_RESET_BATCH);
 const BASELINE_S = Number(process.env.BENCH_BASELINE_S ?? 20);
+/** TRAFFIC_LIMIT_DEFAULT_BYTES's default; one subscriber in 20 is over it before the reset. */
+const DEFAULT_LIMIT = '107374182400';
 
 const quantile = (values: number[], q: number): number =>
   [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * q))];
@@ -50,7 +52,8 @@ async function main(): Promise<void> {
       `INSERT INTO users (seed_hash, plan_name, subscription_expires_at, subscription_started_at,
                           traffic_used_bytes, traffic_reset_at)
        SELECT md5('bench-reset-' || g), 'daily', now() + interval '30 days', now(),
-              CASE WHEN $2 THEN 0 ELSE (random() * 1e9)::bigint END, now() + interval '1 day'
+              CASE WHEN $2 THEN 0 WHEN g % 20 = 0 THEN 200000000000 ELSE (random() * 1e9)::bigint END,
+              now() + interval '1 day'
          FROM generate_series(1, $1::int) g`,
       [USERS, process.env.BENCH_RESET_ZERO === '1'],
     );
@@ -106,6 +109,7 @@ async function main(): Promise<void> {
       const result = await job.query<{ picked: number; reset: number }>(RESET_DUE_SQL, [
         now,
         BATCH,
+        DEFAULT_LIMIT,
       ]);
       statements += 1;
       reset += result.rows[0].reset;
@@ -120,13 +124,15 @@ async function main(): Promise<void> {
       const result = await job.query<{ picked: number; reset: number }>(RESET_DUE_SQL, [
         now,
         BATCH,
+        DEFAULT_LIMIT,
       ]);
       again += result.rows[0].reset;
       if (result.rows[0].picked < BATCH) break;
     }
     const [counted] = (
-      await admin.query<{ resets: number; nonzero: number }>(
+      await admin.query<{ resets: number; nonzero: number; changes: number }>(
         `SELECT (SELECT count(*) FROM traffic_resets)::int AS resets,
+                (SELECT count(*) FROM credential_changes)::int AS changes,
                 (SELECT count(*) FROM users WHERE traffic_used_bytes > 0
                     AND NOT id = ANY($1::uuid[]))::int AS nonzero`,
         [ids],
@@ -138,7 +144,8 @@ async function main(): Promise<void> {
     log(
       `reset job: ${reset} users in ${jobS.toFixed(1)} s, ${statements} statements of up to ${BATCH}; ` +
         `${again} left for the next run (held by a report); ${counted.resets} resets recorded, ` +
-        `${counted.nonzero} users outside the reports not at 0`,
+        `${counted.nonzero} users outside the reports not at 0; ${counted.changes} credential changes ` +
+        `(the users that were over their limit)`,
     );
     log(
       `reports of ${REPORT_USERS} users: without the job ${baseline.length} reports, p50 ${p(baseline, 0.5)} ms, p99 ${p(baseline, 0.99)} ms; ` +

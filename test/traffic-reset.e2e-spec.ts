@@ -157,7 +157,7 @@ describe('plans: traffic resets each period, once, across instances (issue 45)',
     // One batch of a run that then stopped (a restart), then both instances at once.
     const first = await t.app
       .get(UserTrafficRepository)
-      .resetDue(new Date(due.getTime() + 30_000), 5);
+      .resetDue(new Date(due.getTime() + 30_000), 5, t.settings.trafficLimitDefaultBytes);
     expect(first).toEqual({ picked: 5, reset: 5 });
     const both = await Promise.all([
       t.app.get(TrafficResetService).run(),
@@ -195,7 +195,11 @@ describe('plans: traffic resets each period, once, across instances (issue 45)',
     const runner = t.dataSource.createQueryRunner();
     await runner.startTransaction();
     try {
-      const [batch] = await runner.query(RESET_DUE_SQL, [new Date(Date.UTC(2100, 0, 1)), 1]);
+      const [batch] = await runner.query(RESET_DUE_SQL, [
+        new Date(Date.UTC(2100, 0, 1)),
+        1,
+        t.settings.trafficLimitDefaultBytes.toString(),
+      ]);
       // Far ahead: the user it takes has its subscription ended, so it is cleared, not reset.
       expect(batch).toMatchObject({ picked: 1, reset: 0 });
       await runner.query(`UPDATE users SET traffic_used_bytes = 0 WHERE id = $1`, [
@@ -224,6 +228,19 @@ describe('plans: traffic resets each period, once, across instances (issue 45)',
     await savePlan('daily-reset', { traffic_reset: 'day' }).expect(200);
     const weekly = await overLimitSubscribers('weekly-reset', 3);
     const daily = await overLimitSubscribers('daily-reset', 3);
+    // A daily subscriber under its limit: its reset changes nothing the nodes hold.
+    const [under] = await overLimitSubscribers('daily-reset', 1);
+    await t.dataSource.query(`UPDATE users SET traffic_used_bytes = 10 WHERE id = $1`, [
+      under.user.id,
+    ]);
+    const changesOf = async (users: TestUser[]) =>
+      (
+        (await t.dataSource.query(
+          `SELECT count(*)::int AS n FROM credential_changes WHERE user_id = ANY($1::uuid[])`,
+          [users.map((u) => u.user.id)],
+        )) as { n: number }[]
+      )[0].n;
+    const changesBefore = { over: await changesOf(daily), under: await changesOf([under]) };
     const monday = nextResetAfter('week', 1, null, new Date())!;
     const midnight = nextResetAfter('day', 1, null, new Date())!;
     expect(monday.getUTCDay()).toBe(1);
@@ -238,6 +255,11 @@ describe('plans: traffic resets each period, once, across instances (issue 45)',
       t2.app.get(TrafficResetService).run(),
     ]);
     expect(await resetsOf(daily)).toHaveLength(3);
+    expect(await resetsOf([under])).toHaveLength(1);
+    expect({ over: await changesOf(daily), under: await changesOf([under]) }).toEqual({
+      over: changesBefore.over + 3,
+      under: changesBefore.under,
+    });
     const weeklyDone = midnight.getTime() === monday.getTime() ? 3 : 0;
     expect(await resetsOf(weekly)).toHaveLength(weeklyDone);
 

@@ -1,12 +1,18 @@
-import { Injectable, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
+import { type Settings } from '../config/settings';
+import { SETTINGS } from '../config/settings.module';
 import { AdvisoryLocks } from '../database/advisory-lock';
 import { JOBS } from '../scheduler/intervals';
 import { JobRunner } from '../scheduler/job-runner.service';
 import { UserTrafficRepository } from '../users/user-traffic.repository';
 import { Clock } from './clock';
 
-/** Users per statement of the reset job: each batch is one short transaction. */
-export const TRAFFIC_RESET_BATCH = 1_000;
+/**
+ * Users per statement of the reset job: each batch is one short transaction. Small, because a
+ * traffic report that meets a batch's rows waits for the batch, and a batch of random users holds
+ * some of nearly every report's: the wait a report sees grows with the square of the batch.
+ */
+export const TRAFFIC_RESET_BATCH = 250;
 
 export interface TrafficResetReport {
   /** False when another instance was running it. */
@@ -21,7 +27,8 @@ export interface TrafficResetReport {
  * Plans' traffic resets (`traffic_reset`): every TRAFFIC_RESET_INTERVAL_S, once per period across
  * instances, the users whose reset came due by the service's clock start again from zero, in
  * batches of one statement each (`UserTrafficRepository.resetDue`). Agents learn of it through the
- * limits and credentials they already read: the counter going down is a credential change.
+ * limits and credentials they already read: a user the reset takes back under its limit is a
+ * credential change.
  */
 @Injectable()
 export class TrafficResetService implements OnModuleInit {
@@ -30,6 +37,7 @@ export class TrafficResetService implements OnModuleInit {
     private readonly clock: Clock,
     private readonly locks: AdvisoryLocks,
     private readonly jobs: JobRunner,
+    @Inject(SETTINGS) private readonly settings: Settings,
   ) {}
 
   onModuleInit(): void {
@@ -57,7 +65,7 @@ export class TrafficResetService implements OnModuleInit {
     const now = new Date(this.clock.now());
     for (;;) {
       if (signal?.aborted) return report;
-      const done = await this.traffic.resetDue(now, batch);
+      const done = await this.traffic.resetDue(now, batch, this.settings.trafficLimitDefaultBytes);
       report.batches += 1;
       report.reset += done.reset;
       if (done.picked < batch) return report;

@@ -132,7 +132,8 @@ const atMostBigintMax = (bytes: bigint): bigint => (bytes > BIGINT_MAX ? BIGINT_
 
 /**
  * One batch of the reset job (`UserTrafficRepository.resetDue`): `$1` the service's clock,
- * `$2` the most users it takes. The traffic warnings of the period a reset ends go with it (their
+ * `$2` the most users it takes, `$3` TRAFFIC_LIMIT_DEFAULT_BYTES. Only the users a reset takes
+ * back under their limit are a credential change for the nodes (the others never left them). The traffic warnings of the period a reset ends go with it (their
  * key is the reset that ends their period), so that table holds at most a period's worth.
  */
 export const RESET_DUE_SQL = `WITH recorded_here AS MATERIALIZED (
@@ -141,9 +142,10 @@ export const RESET_DUE_SQL = `WITH recorded_here AS MATERIALIZED (
          SELECT set_config('vpn.resets_recorded', 'on', true) AS marked
        ), due AS (
          SELECT u.id, u.traffic_used_bytes AS before, u.traffic_reset_at AS period_start,
-                u.subscription_expires_at > $1::timestamptz AS running,
+                u.subscription_expires_at > $1::timestamptz AS running, ${OVER_LIMIT_SQL} AS over,
                 ${nextResetSql('p.traffic_reset', 'p.reset_day', RESET_ANCHOR_SQL, '$1::timestamptz')} AS next_at
            FROM users u LEFT JOIN plans p ON p.name = u.plan_name CROSS JOIN recorded_here
+                CROSS JOIN ${defaultLimitSql('$3')}
           WHERE u.traffic_reset_at <= $1::timestamptz
           ORDER BY u.traffic_reset_at LIMIT $2
           FOR NO KEY UPDATE OF u SKIP LOCKED
@@ -152,8 +154,11 @@ export const RESET_DUE_SQL = `WITH recorded_here AS MATERIALIZED (
             SET traffic_used_bytes = CASE WHEN d.running AND d.next_at IS NOT NULL THEN 0
                                           ELSE u.traffic_used_bytes END,
                 traffic_reset_at = CASE WHEN d.running THEN d.next_at END
-           FROM due d WHERE u.id = d.id
-         RETURNING u.id, d.before, d.period_start, d.running AND d.next_at IS NOT NULL AS done
+           FROM due d
+          -- The ids as an array too: the rows are found through the primary key whatever the
+          -- planner makes of the CTE (it joined by hashing the whole table below a million rows).
+          WHERE u.id = ANY((SELECT array_agg(id) FROM due)::uuid[]) AND u.id = d.id
+         RETURNING u.id, d.before, d.period_start, d.running AND d.next_at IS NOT NULL AS done, d.over
        ), recorded AS (
          INSERT INTO traffic_resets (user_id, period_start, bytes_before, reset_at)
          SELECT id, period_start, before, $1::timestamptz FROM reset WHERE done
@@ -162,9 +167,9 @@ export const RESET_DUE_SQL = `WITH recorded_here AS MATERIALIZED (
          DELETE FROM traffic_warnings w USING reset r
           WHERE w.user_id = r.id AND w.period_key <= r.period_start
        ), credentials AS (
-         -- Nodes take back the users a reset puts under their limit: one change per user.
+         -- Nodes take back the users a reset puts under their limit: one change per such user.
          SELECT record_credential_changes(array_agg(id), array_fill(NULL::uuid, ARRAY[count(*)::int]))
-           FROM reset WHERE done
+           FROM reset WHERE done AND over
        )
        SELECT (SELECT count(*) FROM reset)::int AS picked,
               (SELECT count(*) FROM recorded)::int AS reset,
@@ -316,8 +321,12 @@ export class UserTrafficRepository {
    * job. A user is due again only at its next reset, so a second run, a second instance or a run
    * restarted halfway resets nobody twice.
    */
-  async resetDue(now: Date, batch: number): Promise<ResetBatch> {
-    const [row] = await sqlRows<ResetBatch>(this.txHost.tx, RESET_DUE_SQL, [now, batch]);
+  async resetDue(now: Date, batch: number, defaultBytes: bigint): Promise<ResetBatch> {
+    const [row] = await sqlRows<ResetBatch>(this.txHost.tx, RESET_DUE_SQL, [
+      now,
+      batch,
+      defaultBytes.toString(),
+    ]);
     return { picked: row.picked, reset: row.reset };
   }
 }
