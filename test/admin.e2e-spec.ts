@@ -96,9 +96,10 @@ describe('staff administration and the audit log', () => {
         partner_code: 'Spring_Sale-1',
       })
       .expect(201);
+    // Codes match in any case, so they are kept in lower case.
     expect(given.body).toMatchObject({
       role: 'partner',
-      partner_code: 'Spring_Sale-1',
+      partner_code: 'spring_sale-1',
       commission_percent: 12.5,
     });
     expect(await userRow(given.body.id)).toMatchObject({ commission_percent: '12.50' });
@@ -121,7 +122,7 @@ describe('staff administration and the audit log', () => {
         username: 'partner_c',
         password: PASSWORD,
         commission_percent: 0,
-        partner_code: 'Spring_Sale-1',
+        partner_code: 'SPRING_SALE-1',
       })
       .expect(409);
     expect(taken.body.code).toBe('CONFLICT');
@@ -536,7 +537,7 @@ describe('staff administration and the audit log', () => {
           username: 'partner_a',
           role: 'partner',
           commission_percent: 12.5,
-          partner_code: 'Spring_Sale-1',
+          partner_code: 'spring_sale-1',
         },
       },
     ]);

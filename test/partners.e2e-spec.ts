@@ -250,6 +250,27 @@ describe('partners: attaching buyers, earnings, the whole payout story', () => {
       expect(await attachedTo(buyer.user.id)).toBe(first.user.id);
     });
 
+    it('codes match in any case: staff type Acme-7, it is kept as acme-7, ACME-7 attaches to it', async () => {
+      const made = (code: string, username: string) =>
+        t.http().post(`${API}/admin/partners`).set(owner.bearer).send({
+          username,
+          password: 'partner-password-long',
+          commission_percent: 10,
+          partner_code: code,
+        });
+      const created = await made('Acme-7', 'case-partner-1').expect(201);
+      expect(created.body.partner_code).toBe('acme-7');
+      expect((await made('ACME-7', 'case-partner-2').expect(409)).body.code).toBe('CONFLICT');
+      const buyer = await newUser(t, 'seed');
+      await attach(buyer, 'ACME-7').expect(200);
+      expect(await attachedTo(buyer.user.id)).toBe(created.body.id);
+      // A code stored in capitals before codes were kept in lower case matches too.
+      const older = await newUser(t, 'partner', { partnerCode: 'OldShop' });
+      const another = await newUser(t, 'seed');
+      await attach(another, 'oldshop').expect(200);
+      expect(await attachedTo(another.user.id)).toBe(older.user.id);
+    });
+
     it('an unknown code is 404 NOT_FOUND; a code of a non-partner is unknown', async () => {
       const buyer = await newUser(t, 'seed');
       const unknown = await attach(buyer, 'no-such-code').expect(404);

@@ -80,8 +80,8 @@ export class AdminRepository {
           Object.assign(params, range);
         }
       }
-      // A partner by its code, in any case (codes are lower case).
-      matches.push('u.partner_code = :code');
+      // A partner by its code, in any case.
+      matches.push('lower(u.partner_code) = :code');
       params.code = name;
       query.andWhere(`(${matches.join(' OR ')})`, params);
     }

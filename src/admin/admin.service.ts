@@ -30,7 +30,7 @@ export interface NewStaffAccount {
   role: Exclude<Role, 'owner'>;
   /** Partners only: 0 to 100 with up to 2 decimals. */
   commissionPercent?: number;
-  /** Partners only: generated when absent. */
+  /** Partners only: generated when absent; kept in lower case, as codes match in any case. */
   partnerCode?: string;
 }
 
@@ -74,7 +74,9 @@ export class AdminService {
       account.role === 'partner' ? (account.commissionPercent ?? 0).toFixed(2) : null;
     for (let attempt = 1; ; attempt += 1) {
       const partnerCode =
-        account.role === 'partner' ? (account.partnerCode ?? generatePartnerCode()) : null;
+        account.role === 'partner'
+          ? (account.partnerCode?.toLowerCase() ?? generatePartnerCode())
+          : null;
       try {
         const created = await this.insertStaff(actorId, {
           username: account.username,

@@ -39,12 +39,12 @@ export class ReferralsRepository {
     return row ?? null;
   }
 
-  /** The partner account with this code; null when no partner has it. */
+  /** The partner account with this code, in any case; null when no partner has it. */
   async findPartnerByCode(code: string): Promise<PartnerRef | null> {
     const [row] = await sqlRows<PartnerRef>(
       this.txHost.tx,
       `SELECT id, partner_code AS "partnerCode" FROM users
-       WHERE partner_code = $1 AND role = 'partner'`,
+       WHERE lower(partner_code) = lower($1) AND role = 'partner'`,
       [code],
     );
     return row ?? null;

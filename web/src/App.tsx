@@ -11,6 +11,7 @@ import { Loading } from './layout/Loading';
 import { Shell } from './layout/Shell';
 import { PlansPage } from './plans/PlansPage';
 import { SupportPage, TicketPage } from './support/SupportPage';
+import { useRememberedPartner } from './syndicate/partner-link';
 import { SyndicatePage } from './syndicate/SyndicatePage';
 
 // The staff console is its own chunk: subscribers never download it.
@@ -28,6 +29,7 @@ export function App() {
   const navigate = useNavigate();
   useEffect(() => setNavigator((path) => void navigate(path)), [navigate]);
   const exchanging = useBootstrapExchange();
+  useRememberedPartner();
   if (exchanging) return <Loading />;
 
   const user = (page: ReactNode) => <RequireUser>{page}</RequireUser>;

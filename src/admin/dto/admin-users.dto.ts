@@ -17,8 +17,9 @@ import { PageQuery } from '../../common/pagination';
 import { UserResponse } from '../../users/dto/user.response';
 import { StaffCredentials } from '../../users/dto/staff.dto';
 import { ROLES } from '../../users/entities/user.entity';
+import { PARTNER_CODE_PATTERN } from '../../partners/partner-code-pattern';
 
-export const PARTNER_CODE_PATTERN = /^[A-Za-z0-9_-]{3,32}$/;
+export { PARTNER_CODE_PATTERN };
 export const ROLE_FILTERS = [...ROLES, 'none'] as const;
 export type RoleFilter = (typeof ROLE_FILTERS)[number];
 

@@ -20,6 +20,8 @@ export const en = {
   'common.retry': 'Try again',
   'common.cancel': 'Cancel',
   'common.none': 'None yet',
+  'common.copy': 'Copy',
+  'common.copied': 'Copied',
   'common.close': 'Close',
   'common.confirm': 'Confirm',
 
@@ -177,10 +179,8 @@ export const en = {
   'ton.steps': 'Send exactly this amount to this address with this comment, then press "I paid".',
   'ton.paid': 'I paid',
   'ton.checking': 'Looking for your payment…',
-  'ton.copy': 'Copy',
   'ton.simulate': 'Simulate the payment',
   'ton.simulateHint': 'Demo mode: no money moves; the service pretends a wallet sent this payment.',
-  'ton.copied': 'Copied',
   'ton.copyAmount': 'the amount',
   'ton.copyAddress': 'the address',
   'ton.copyComment': 'the comment',
@@ -193,6 +193,13 @@ export const en = {
 
   'syndicate.title': 'Partner',
   'syndicate.code': 'Your code: {code} ({percent}% of each payment)',
+  'syndicate.share': 'Your links',
+  'syndicate.shareHint':
+    'Whoever signs up through one of these links is attached to you, and you earn your share of what they pay.',
+  'syndicate.botLink': 'Telegram bot',
+  'syndicate.webLink': 'Web app',
+  'syndicate.copyBotLink': 'the Telegram bot link',
+  'syndicate.copyWebLink': 'the web app link',
   'syndicate.balances': 'Balances',
   'syndicate.currency': 'Currency',
   'syndicate.earned': 'Earned',

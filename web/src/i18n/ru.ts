@@ -18,6 +18,8 @@ export const ru: Record<MessageKey, string> = {
   'common.retry': 'Повторить',
   'common.cancel': 'Отмена',
   'common.none': 'Пока ничего',
+  'common.copy': 'Копировать',
+  'common.copied': 'Скопировано',
   'common.close': 'Закрыть',
   'common.confirm': 'Подтвердить',
 
@@ -178,8 +180,6 @@ export const ru: Record<MessageKey, string> = {
   'ton.checking': 'Ищем ваш платёж…',
   'ton.simulate': 'Имитировать оплату',
   'ton.simulateHint': 'Демо-режим: деньги не списываются, сервис изображает перевод из кошелька.',
-  'ton.copy': 'Копировать',
-  'ton.copied': 'Скопировано',
   'ton.copyAmount': 'сумму',
   'ton.copyAddress': 'адрес',
   'ton.copyComment': 'комментарий',
@@ -192,6 +192,13 @@ export const ru: Record<MessageKey, string> = {
 
   'syndicate.title': 'Партнёрам',
   'syndicate.code': 'Ваш код: {code} ({percent}% от каждой оплаты)',
+  'syndicate.share': 'Ваши ссылки',
+  'syndicate.shareHint':
+    'Кто зарегистрируется по одной из этих ссылок, будет закреплён за вами, и вы получите свою долю от его оплат.',
+  'syndicate.botLink': 'Бот в Telegram',
+  'syndicate.webLink': 'Веб-приложение',
+  'syndicate.copyBotLink': 'ссылку на бота в Telegram',
+  'syndicate.copyWebLink': 'ссылку на веб-приложение',
   'syndicate.balances': 'Балансы',
   'syndicate.currency': 'Валюта',
   'syndicate.earned': 'Заработано',

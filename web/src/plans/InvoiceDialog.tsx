@@ -1,15 +1,4 @@
-import {
-  Alert,
-  Anchor,
-  Button,
-  CopyButton,
-  Group,
-  Image,
-  Modal,
-  Stack,
-  Text,
-  VisuallyHidden,
-} from '@mantine/core';
+import { Alert, Anchor, Button, Image, Modal, Stack, Text } from '@mantine/core';
 import QRCode from 'qrcode';
 import { useEffect, useState } from 'react';
 import { INVOICE_TTL_HOURS } from '../../../src/billing/billing.constants';
@@ -17,6 +6,7 @@ import { ApiError, type Invoice, type TonPayment } from '../api/client';
 import { useConfig, useConfirmInvoice, useSimulatePayment } from '../api/hooks';
 import { useI18n } from '../i18n/i18n';
 import { minorToDecimal } from '../i18n/money';
+import { CopyField } from '../layout/CopyField';
 
 const HOUR_MS = 3_600_000;
 
@@ -75,19 +65,19 @@ function TonInvoice({ invoice }: { invoice: Invoice }) {
   return (
     <Stack gap="sm">
       <Text size="sm">{t('ton.steps')}</Text>
-      <Field
+      <CopyField
         label={t('ton.amount')}
         shown={money(payment.amount_nano, 'TON')}
         copy={minorToDecimal(payment.amount_nano, 'TON')}
         copyWhat={t('ton.copyAmount')}
       />
-      <Field
+      <CopyField
         label={t('ton.address')}
         shown={payment.address}
         copy={payment.address}
         copyWhat={t('ton.copyAddress')}
       />
-      <Field
+      <CopyField
         label={t('ton.comment')}
         shown={payment.comment}
         copy={payment.comment}
@@ -141,44 +131,6 @@ function SimulatePayment({ invoiceId, onPaid }: { invoiceId: string; onPaid(): v
         </Alert>
       )}
     </Stack>
-  );
-}
-
-function Field({
-  label,
-  shown,
-  copy,
-  copyWhat,
-}: {
-  label: string;
-  shown: string;
-  copy: string;
-  copyWhat: string;
-}) {
-  const { t } = useI18n();
-  return (
-    <div>
-      <Text size="sm">{label}</Text>
-      <Group gap="xs" wrap="nowrap" justify="space-between">
-        <Text ff="monospace" style={{ wordBreak: 'break-all' }}>
-          {shown}
-        </Text>
-        <CopyButton value={copy}>
-          {({ copied, copy: doCopy }) => (
-            <Button size="compact-sm" variant="light" onClick={doCopy}>
-              {copied ? (
-                t('ton.copied')
-              ) : (
-                <>
-                  {t('ton.copy')}
-                  <VisuallyHidden>{` ${copyWhat}`}</VisuallyHidden>
-                </>
-              )}
-            </Button>
-          )}
-        </CopyButton>
-      </Group>
-    </div>
   );
 }
 

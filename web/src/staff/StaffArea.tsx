@@ -1,5 +1,6 @@
 import { Alert, Button, Paper, PasswordInput, Stack, Text, TextInput, Title } from '@mantine/core';
 import { type FormEvent, useState } from 'react';
+import { Navigate } from 'react-router';
 import { api, rememberSignIn } from '../api/client';
 import { isStaffRole, useMe } from '../api/hooks';
 import { useI18n } from '../i18n/i18n';
@@ -16,6 +17,8 @@ export default function StaffArea() {
   if (me.isPending) return <Loading />;
   const user = me.data;
   if (!user) return <StaffSignIn />;
+  // Partners sign in here too, and work on their own page.
+  if (user.role === 'partner') return <Navigate to="/syndicate" replace />;
   if (!isStaffRole(user.role)) {
     return (
       <Stack>

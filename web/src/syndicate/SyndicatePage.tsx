@@ -1,11 +1,13 @@
 import { Alert, Button, Card, Group, Select, Stack, Text, TextInput, Title } from '@mantine/core';
 import { type FormEvent, useState } from 'react';
 import { StatusBadge } from '../account/AccountPage';
-import { useEarnings, useMe, useRequestWithdrawal, useWithdrawals } from '../api/hooks';
+import { useConfig, useEarnings, useMe, useRequestWithdrawal, useWithdrawals } from '../api/hooks';
 import { decimalToMinor, useI18n } from '../i18n/i18n';
+import { CopyField } from '../layout/CopyField';
 import { DataTable, Section } from '../layout/DataTable';
 import { Failed, Loading } from '../layout/Loading';
 import { useNotify } from '../layout/notify';
+import { partnerShareLinks } from './partner-link';
 
 export function SyndicatePage() {
   const { t, money, date } = useI18n();
@@ -35,6 +37,7 @@ export function SyndicatePage() {
           percent: data.commission_percent ?? 0,
         })}
       </Text>
+      {data.partner_code && <ShareLinks code={data.partner_code} />}
       <Section title={t('syndicate.balances')}>
         <DataTable
           rows={data.balances}
@@ -81,6 +84,34 @@ export function SyndicatePage() {
         )}
       </Section>
     </Stack>
+  );
+}
+
+/** The links a partner hands out: whoever signs up through one is attached to the partner. */
+function ShareLinks({ code }: { code: string }) {
+  const { t } = useI18n();
+  const config = useConfig();
+  const links = partnerShareLinks(code, config.data?.bot_username, window.location.origin);
+  return (
+    <Section title={t('syndicate.share')}>
+      <Stack gap="sm">
+        <Text size="sm">{t('syndicate.shareHint')}</Text>
+        {links.bot && (
+          <CopyField
+            label={t('syndicate.botLink')}
+            shown={links.bot}
+            copy={links.bot}
+            copyWhat={t('syndicate.copyBotLink')}
+          />
+        )}
+        <CopyField
+          label={t('syndicate.webLink')}
+          shown={links.web}
+          copy={links.web}
+          copyWhat={t('syndicate.copyWebLink')}
+        />
+      </Stack>
+    </Section>
   );
 }
 
