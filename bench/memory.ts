@@ -1,9 +1,10 @@
 /**
- * `npm run bench:memory`: the service's peak resident memory (`VmHWM`) through a run of every hot
- * route under load (50 connections each), with 50 staff signing in at once during each route's
- * run, then a burst of 50 traffic reports of 10,000 entries each at once, again with 50 staff
- * signing in. Target: under 250 MB. The service is started exactly as `node dist/main.js` (see
- * lib/fixture.ts), with none of the Dockerfile's ENV lines: whatever it needs it applies itself.
+ * `npm run bench:memory`: the service's peak resident memory (`VmHWM`, summed over its process
+ * tree) through a run of every hot route under load (50 connections each), with 50 staff signing
+ * in at once during each route's run, then a burst of 50 traffic reports of 10,000 entries each
+ * at once, again with 50 staff signing in. Target: under 250 MB, one process. The service is started as the image runs it (see
+ * lib/fixture.ts): `node dist/main.js` with the Dockerfile's ENV lines, its allocator and heap
+ * settings among them.
  */
 import { randomUUID } from 'node:crypto';
 import { Agent } from 'node:http';
@@ -12,7 +13,7 @@ import { SERVICE_SECRETS, startFixture } from './lib/fixture';
 import { postReport } from './lib/reports';
 import { freshTokenBodies, seedAccounts, seedDemoPlans, seedNodes, subscribe } from './lib/seed';
 import { BENCH, load, type LoadConfig } from './lib/load';
-import { loadAverage, peakRssMiB } from './lib/processes';
+import { loadAverage, peakRssMiB, processTree } from './lib/processes';
 
 const DURATION_S = BENCH.durationS;
 const CONNECTIONS = BENCH.connections;
@@ -24,7 +25,7 @@ const REPORT_ENTRIES = 10_000;
 
 async function main(): Promise<void> {
   const loadBefore = loadAverage();
-  const fixture = await startFixture({ imageEnv: false });
+  const fixture = await startFixture();
   try {
     const base = fixture.service.url;
     await seedDemoPlans(fixture.service.env);
@@ -83,8 +84,9 @@ async function main(): Promise<void> {
       `| POST /internal/traffic, ${REPORTS} × ${REPORT_ENTRIES.toLocaleString('en')} entries at once | – | ${burst.slowestMs.toFixed(0)} (slowest) | ${REPORTS - burst.ok} | ${logins.ok}/${STAFF} | ${logins.slowestMs.toFixed(0)} | ${peakRssMiB(fixture.service.pid).toFixed(0)} |`,
     );
     const peak = peakRssMiB(fixture.service.pid);
+    const processes = processTree(fixture.service.pid).length;
     lines.push(
-      `service peak resident memory (VmHWM): ${peak.toFixed(0)} MiB = ${(peak * 1.048576).toFixed(0)} MB (target: under 250 MB) ${peak < TARGET_MIB ? 'PASS' : 'FAIL'}`,
+      `service peak resident memory (VmHWM, summed over its ${processes} process${processes === 1 ? '' : 'es'}): ${peak.toFixed(0)} MiB = ${(peak * 1.048576).toFixed(0)} MB (target: under 250 MB) ${peak < TARGET_MIB ? 'PASS' : 'FAIL'}`,
       `load average before: ${loadBefore}; after: ${loadAverage()} (2 cores)`,
       '',
     );

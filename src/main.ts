@@ -1,9 +1,8 @@
 /**
- * The entry point, `node dist/main.js`. It loads nothing of the service before deciding whether
- * to run it here or in a child with the allocator settings it needs (system/allocator.ts).
+ * The entry point, `node dist/main.js`. It answers `--help` and a mistyped argument before loading
+ * anything of the service.
  */
 import { helpText, parseCommandLine } from './system/command-line';
-import { relaunchWithAllocatorSettings } from './system/allocator';
 
 const commandLine = parseCommandLine(process.argv.slice(2));
 if (commandLine.kind === 'help') {
@@ -16,8 +15,6 @@ if (commandLine.kind === 'unknown') {
   process.exit(2);
 }
 
-if (!relaunchWithAllocatorSettings(commandLine.kind === 'command')) {
-  // Loaded only here: the launcher never loads the service's modules.
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  require('./serve');
-}
+// Loaded only here: `--help` and a usage error load none of the service's modules.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+require('./serve');

@@ -15,7 +15,6 @@ import { startEmbeddedPostgres } from './database/embedded-postgres';
 import { runMigrationsLocked } from './database/migrate';
 import { waitForDatabase } from './database/wait-for-database';
 import { MetricsServer } from './metrics/metrics-server';
-import { stopWithLauncher } from './system/allocator';
 import { type CommandFlag, parseCommandLine } from './system/command-line';
 import { gracefulClose } from './system/shutdown';
 
@@ -61,8 +60,6 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', (signal) => void shutdown(signal));
   process.on('SIGTERM', (signal) => void shutdown(signal));
-  // Under the launcher (system/allocator.ts): stop when it goes away without passing a signal on.
-  stopWithLauncher(() => void shutdown('launcher gone'));
 
   const commandLine = parseCommandLine(process.argv.slice(2));
   const command = commandLine.kind === 'command' ? COMMAND_RUNNERS[commandLine.flag] : null;

@@ -68,7 +68,7 @@ const wide = (keys: number): string =>
 
 /**
  * CPU time a process and its descendants have used so far (user and system), from /proc, in ms:
- * the service re-executes itself with its allocator's settings (src/system/allocator.ts).
+ * whatever the service starts counts as its own.
  */
 function cpuMs(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');

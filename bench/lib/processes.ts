@@ -22,8 +22,8 @@ function cpuOf(pid: number, withReapedChildren: boolean): number | null {
 }
 
 /**
- * CPU microseconds used so far by a process and its live descendants: `node dist/main.js` is a
- * launcher whose child runs the service (src/system/allocator.ts).
+ * CPU microseconds used so far by a process and its live descendants (the node agent's workers,
+ * anything a service starts).
  */
 export function processCpuUs(pid: number): number {
   return processTree(pid).reduce((sum, each) => sum + (cpuOf(each, false) ?? 0), 0);
@@ -74,15 +74,13 @@ function statusKiB(pid: number, field: string): number {
 }
 
 /**
- * The resident memory of the process that runs the service, in MiB: `VmHWM`, the peak so far, or
- * `VmRSS`, now. Under the launcher (src/system/allocator.ts) that is the child's plus the
- * launcher's own anonymous memory: its code pages are the same file pages as the child's.
+ * The resident memory of the service's process tree, in MiB: the sum of `VmHWM` (each process's
+ * peak so far) or `VmRSS` (now) over `pid` and its live descendants. Summed peaks may come from
+ * different moments, so for more than one process this is an upper bound of the tree's peak;
+ * for one process it is exact. A file page shared by two processes counts twice.
  */
 export function serviceMemoryMiB(pid: number, field: 'VmHWM' | 'VmRSS'): number {
-  const [launcher, ...children] = processTree(pid);
-  const service = children.at(-1);
-  if (service === undefined) return statusKiB(launcher, field) / 1024;
-  return (statusKiB(service, field) + statusKiB(launcher, 'RssAnon')) / 1024;
+  return processTree(pid).reduce((sum, each) => sum + statusKiB(each, field), 0) / 1024;
 }
 
 /** The service's peak resident memory so far, in MiB (see `serviceMemoryMiB`). */

@@ -1,6 +1,6 @@
 /**
- * What `node dist/main.js` accepts. Kept free of the service's modules: the launcher (main.ts)
- * reads it before deciding where the service runs.
+ * What `node dist/main.js` accepts. Kept free of the service's modules: the entry point (main.ts)
+ * reads it before loading any of them.
  */
 
 /** The one-off commands: each runs against the service's database with its settings, then exits. */
