@@ -21,6 +21,7 @@ import { createValidationPipe } from './common/validation';
 import { AppModule, type AppModuleOptions } from './app.module';
 import { settingsWarnings } from './config/settings';
 import { HttpMetrics } from './metrics/http-metrics';
+import { Metrics } from './metrics/metrics.service';
 import { Drain } from './system/drain';
 import { TimedExpressAdapter } from './system/http-server';
 import { serveWebApp } from './system/web-app';
@@ -59,6 +60,7 @@ export async function createApp(options: AppModuleOptions): Promise<NestExpressA
   app.set('etag', false);
   app.use(securityHeaders());
   const callers = app.get(InternalCallers);
+  const metrics = app.get(Metrics);
   app.use(
     validateLane({
       path: `/${API_PREFIX}/internal/validate`,
@@ -66,6 +68,7 @@ export async function createApp(options: AppModuleOptions): Promise<NestExpressA
       validation: createValidationPipe(),
       callers,
       controller: app.get(InternalController),
+      answered: () => metrics.validateLaneAnswered(),
     }),
   );
   app.use(cookieParser());

@@ -1,13 +1,17 @@
 import type { Response } from 'supertest';
+import { Metrics } from '../src/metrics/metrics.service';
 import { SessionTokens } from '../src/nodes/session-token';
 import { startTestApp, type TestApp } from './harness/app';
 import { newUser } from './harness/factories';
+import { metricValue, parseMetrics } from './harness/metrics';
 import { createNode, nodeSecret, subscribedUser } from './harness/nodes';
 
 /**
  * POST /internal/validate is answered by a lane in front of the general pipeline when its request
  * is plain JSON (`application/json`); `application/vnd.agent+json`, which the body parser reads
- * too, goes the general way. Every request, good or bad, must be answered the same either way.
+ * too, goes the general way. Every request, good or bad, must be answered the same either way, and
+ * the lane must answer those the route accepts (its metric counts them): else the equivalence
+ * would hold with no lane at all.
  */
 describe('internal: the validate lane answers as the general pipeline does', () => {
   const LANE = 'application/json';
@@ -38,6 +42,19 @@ describe('internal: the validate lane answers as the general pipeline does', () 
     return request.send(body);
   }
 
+  const laneAnswers = async (): Promise<number> =>
+    metricValue(
+      parseMetrics(await t.app.get(Metrics).registry.metrics()),
+      'vpn_validate_lane_answers_total',
+    );
+
+  /** Sends `body` as `type` and returns the answer and how many requests the lane answered. */
+  async function sendCounted(type: string, body: string, secret: string | null) {
+    const before = await laneAnswers();
+    const response = await send(type, body, secret);
+    return { response, byLane: (await laneAnswers()) - before };
+  }
+
   /** What a client can tell of an answer: status, the headers it acts on, the body. */
   function seen(response: Response) {
     const body = { ...(response.body as Record<string, unknown>) };
@@ -55,6 +72,8 @@ describe('internal: the validate lane answers as the general pipeline does', () 
     };
   }
 
+  /** The requests the route accepts: the lane answers these itself, the others go on. */
+  const ACCEPTED = ['a fresh token', 'the node id in capitals, INTERNAL_SECRET', 'a bad token'];
   const cases: [name: string, body: () => string, secret: () => string | null][] = [
     ['a fresh token', () => JSON.stringify({ token: freshToken(), node_id: nodeA }), () => secretA],
     [
@@ -99,21 +118,25 @@ describe('internal: the validate lane answers as the general pipeline does', () 
     ],
   ];
 
-  it.each(cases)('%s', async (_name, body, secret) => {
-    const lane = seen(await send(LANE, body(), secret()));
-    const general = seen(await send(GENERAL, body(), secret()));
-    expect(lane).toEqual(general);
-    expect(lane.type).toBe('application/json; charset=utf-8');
+  it.each(cases)('%s', async (name, body, secret) => {
+    const lane = await sendCounted(LANE, body(), secret());
+    const general = await sendCounted(GENERAL, body(), secret());
+    expect(seen(lane.response)).toEqual(seen(general.response));
+    expect(lane.response.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(lane.byLane).toBe(ACCEPTED.includes(name) ? 1 : 0);
+    expect(general.byLane).toBe(0);
   });
 
   it('a token is spent once whichever way it comes', async () => {
     const body = JSON.stringify({ token: freshToken(), node_id: nodeA });
+    const before = await laneAnswers();
     const answers = await Promise.all([
       send(LANE, body, secretA),
       send(GENERAL, body, secretA),
       send(LANE, body, secretA),
       send(GENERAL, body, secretA),
     ]);
+    expect((await laneAnswers()) - before).toBe(2);
     const valid = answers.filter((answer) => (answer.body as { valid?: boolean }).valid === true);
     expect(valid).toHaveLength(1);
     for (const answer of answers) expect(answer.status).toBe(200);

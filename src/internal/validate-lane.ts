@@ -20,6 +20,8 @@ export interface ValidateLaneParts {
   validation: ValidationPipe;
   callers: InternalCallers;
   controller: InternalController;
+  /** Called for each request the lane answers itself (a metric). */
+  answered: () => void;
 }
 
 /**
@@ -36,7 +38,7 @@ export interface ValidateLaneParts {
  * is the controller's own method's, and errors are answered by the exception filter's code.
  */
 export function validateLane(parts: ValidateLaneParts): RequestHandler {
-  const { path, bodyLimit, validation, callers, controller } = parts;
+  const { path, bodyLimit, validation, callers, controller, answered } = parts;
   const answer = async (request: Request, response: Response, next: NextFunction) => {
     const body: unknown = request.body;
     if (hostileInputProblem(body) !== null) return next();
@@ -54,6 +56,7 @@ export function validateLane(parts: ValidateLaneParts): RequestHandler {
     // The route template, as the HTTP metrics label it.
     (request as { route?: unknown }).route = { path };
     response.status(200).json(await controller.validate(input));
+    answered();
   };
   return (request, response, next) => {
     if (!takes(request, path, bodyLimit)) return next();

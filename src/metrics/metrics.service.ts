@@ -53,6 +53,12 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  private readonly validateLaneAnswers = new Counter({
+    name: 'vpn_validate_lane_answers_total',
+    help: 'Token validations (POST /internal/validate) answered by the fast lane ahead of the general request pipeline; the others went through it.',
+    registers: [this.registry],
+  });
+
   private readonly botUpdates = new Counter({
     name: 'vpn_bot_updates_total',
     help: 'Telegram bot updates, handled or failed.',
@@ -138,6 +144,10 @@ export class Metrics {
 
   tokenValidation(result: TokenValidationResult): void {
     this.tokenValidations.inc({ result });
+  }
+
+  validateLaneAnswered(): void {
+    this.validateLaneAnswers.inc();
   }
 
   botUpdate(result: BotUpdateResult): void {
