@@ -40,7 +40,7 @@ export function AuditPage() {
   const query = Object.fromEntries(
     Object.entries(filters).filter(([, value]) => value !== ''),
   ) as Partial<AuditFilters>;
-  const list = useCursorList<Entry>(['staff', 'audit'], '/admin/audit', query);
+  const list = useCursorList(['staff', 'audit'], '/admin/audit', query);
 
   function apply(event: FormEvent) {
     event.preventDefault();
@@ -176,7 +176,7 @@ function ActorName({ id, onPick }: { id: string; onPick: (id: string) => void })
   const { t } = useI18n();
   const user = useQuery({
     queryKey: ['staff', 'user', id],
-    queryFn: () => staffCall<Schemas['UserResponse']>('GET', `/admin/users/${id}`),
+    queryFn: () => staffCall('GET', '/admin/users/{id}', { path: { id } }),
     staleTime: 60_000,
   });
   const name = user.data?.username ?? user.data?.tg_id ?? null;

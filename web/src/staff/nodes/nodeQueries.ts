@@ -4,7 +4,7 @@
  * changes staff make. Every change refreshes what it touched.
  */
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { type CursorPage, type Schemas, staffCall } from '../api';
+import { type Schemas, staffCall } from '../api';
 
 export type Node = Schemas['NodeResponse'];
 export type CreateNode = Schemas['CreateNodeRequest'];
@@ -27,8 +27,7 @@ const nodeKey = (id: string) => ['staff', 'node', id] as const;
 export function useNodeList() {
   return useInfiniteQuery({
     queryKey: LIST_KEY,
-    queryFn: ({ pageParam }) =>
-      staffCall<CursorPage<Node>>('GET', '/admin/nodes', { query: { cursor: pageParam } }),
+    queryFn: ({ pageParam }) => staffCall('GET', '/admin/nodes', { query: { cursor: pageParam } }),
     initialPageParam: undefined as string | undefined,
     getNextPageParam: (last) => last.next_cursor ?? undefined,
     refetchInterval: LIST_REFRESH_MS,
@@ -39,7 +38,7 @@ export function useNodeList() {
 export function useNode(id: string) {
   return useQuery({
     queryKey: nodeKey(id),
-    queryFn: () => staffCall<Node>('GET', `/admin/nodes/${id}`),
+    queryFn: () => staffCall('GET', '/admin/nodes/{id}', { path: { id } }),
     refetchInterval: (query) =>
       query.state.data?.provision_state === 'provisioning'
         ? PROVISIONING_REFRESH_MS
@@ -50,10 +49,7 @@ export function useNode(id: string) {
 export function useNodeTraffic(id: string, days: number) {
   return useQuery({
     queryKey: [...nodeKey(id), 'traffic', days],
-    queryFn: () =>
-      staffCall<Schemas['NodeTrafficResponse']>('GET', `/admin/nodes/${id}/traffic`, {
-        query: { days },
-      }),
+    queryFn: () => staffCall('GET', '/admin/nodes/{id}/traffic', { path: { id }, query: { days } }),
     refetchInterval: 60_000,
   });
 }
@@ -61,7 +57,7 @@ export function useNodeTraffic(id: string, days: number) {
 export function useCreateNode() {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: (body: CreateNode) => staffCall<Node>('POST', '/admin/nodes', { body }),
+    mutationFn: (body: CreateNode) => staffCall('POST', '/admin/nodes', { body }),
     onSuccess: (node) => {
       client.setQueryData(nodeKey(node.id), node);
       return client.invalidateQueries({ queryKey: LIST_KEY });
@@ -72,7 +68,8 @@ export function useCreateNode() {
 export function useUpdateNode(id: string) {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: (body: UpdateNode) => staffCall<Node>('PATCH', `/admin/nodes/${id}`, { body }),
+    mutationFn: (body: UpdateNode) =>
+      staffCall('PATCH', '/admin/nodes/{id}', { path: { id }, body }),
     onSuccess: (node) => {
       client.setQueryData(nodeKey(id), node);
       return client.invalidateQueries({ queryKey: LIST_KEY });
@@ -84,8 +81,7 @@ export function useUpdateNode(id: string) {
 export function useProvisionNode(id: string) {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: () =>
-      staffCall<Schemas['NodeWorkAcceptedResponse']>('POST', `/admin/nodes/${id}/provision`),
+    mutationFn: () => staffCall('POST', '/admin/nodes/{id}/provision', { path: { id } }),
     onSuccess: (accepted) => {
       client.setQueryData<Node>(nodeKey(id), (node) =>
         node ? { ...node, provision_state: accepted.provision_state, last_error: null } : node,
@@ -99,7 +95,7 @@ export function useProvisionNode(id: string) {
 export function useRestartNode(id: string) {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: () => staffCall<void>('POST', `/admin/nodes/${id}/restart`),
+    mutationFn: () => staffCall('POST', '/admin/nodes/{id}/restart', { path: { id } }),
     onSuccess: () => client.invalidateQueries({ queryKey: nodeKey(id) }),
   });
 }
@@ -107,7 +103,7 @@ export function useRestartNode(id: string) {
 export function useDeleteNode(id: string) {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: () => staffCall<void>('DELETE', `/admin/nodes/${id}`),
+    mutationFn: () => staffCall('DELETE', '/admin/nodes/{id}', { path: { id } }),
     onSuccess: () => {
       client.removeQueries({ queryKey: nodeKey(id) });
       return client.invalidateQueries({ queryKey: LIST_KEY });

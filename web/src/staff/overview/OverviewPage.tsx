@@ -3,7 +3,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useI18n } from '../../i18n/i18n';
 import { minorToDecimal } from '../../i18n/money';
 import { Failed, Loading } from '../../layout/Loading';
-import { type Schemas, staffCall } from '../api';
+import { staffCall } from '../api';
 import { DailyChart } from '../shared/DailyChart';
 
 /** Days the charts cover, today included. */
@@ -17,8 +17,7 @@ export function OverviewPage() {
   const { t, money, bytes } = useI18n();
   const stats = useQuery({
     queryKey: ['staff', 'stats', CHART_DAYS],
-    queryFn: () =>
-      staffCall<Schemas['StatsResponse']>('GET', '/admin/stats', { query: { days: CHART_DAYS } }),
+    queryFn: () => staffCall('GET', '/admin/stats', { query: { days: CHART_DAYS } }),
   });
   if (stats.isPending) return <Loading />;
   if (stats.isError) return <Failed error={stats.error} retry={() => void stats.refetch()} />;

@@ -47,7 +47,7 @@ function InvoiceList() {
   const [account, setAccount] = useState('');
   const userId = account.trim();
   const accountValid = userId === '' || UUID.test(userId);
-  const list = useCursorList<Invoice>(INVOICES_KEY, '/admin/invoices', {
+  const list = useCursorList(INVOICES_KEY, '/admin/invoices', {
     status: status || undefined,
     // An id being typed is not sent: only a whole one narrows the list.
     user_id: accountValid ? userId || undefined : undefined,
@@ -158,7 +158,7 @@ function InvoiceList() {
 
 function UnmatchedList() {
   const { t, money, date } = useI18n();
-  const list = useCursorList<Unmatched>(UNMATCHED_KEY, '/admin/payments/unmatched');
+  const list = useCursorList(UNMATCHED_KEY, '/admin/payments/unmatched');
   const payments = list.data?.pages.flatMap((page) => page.items) ?? [];
   const [attached, setAttached] = useState<Confirmation | null>(null);
 
@@ -265,11 +265,10 @@ function AttachPayment({
       });
     }
     try {
-      const confirmation = await staffCall<Confirmation>(
-        'POST',
-        `/admin/invoices/${target}/attach-payment`,
-        { body: { tx_ref: payment.tx_ref } },
-      );
+      const confirmation = await staffCall('POST', '/admin/invoices/{id}/attach-payment', {
+        path: { id: target },
+        body: { tx_ref: payment.tx_ref },
+      });
       onAttached(confirmation);
     } catch (failure) {
       // The service's 404 covers both ids: say which two things may be wrong.

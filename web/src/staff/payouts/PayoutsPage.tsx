@@ -24,7 +24,7 @@ const WITHDRAWALS_KEY = ['staff', 'withdrawals'] as const;
 export function PayoutsPage() {
   const { t, money, date } = useI18n();
   const [state, setState] = useState<WithdrawalState | ''>('');
-  const list = useCursorList<Withdrawal>(WITHDRAWALS_KEY, '/admin/withdrawals', {
+  const list = useCursorList(WITHDRAWALS_KEY, '/admin/withdrawals', {
     status: state || undefined,
   });
   const withdrawals = list.data?.pages.flatMap((page) => page.items) ?? [];
@@ -120,8 +120,7 @@ function WithdrawalMoves({ withdrawal }: { withdrawal: Withdrawal }) {
   const [reason, setReason] = useState('');
   const [reference, setReference] = useState('');
 
-  const move = (kind: 'approve' | 'reject' | 'paid', body?: unknown) =>
-    staffCall<Withdrawal>('POST', `/admin/withdrawals/${withdrawal.id}/${kind}`, { body });
+  const path = { id: withdrawal.id };
   // Done or refused, the list is read again once the dialog closes: a refusal means the state
   // changed meanwhile.
   const reread = () => client.invalidateQueries({ queryKey: WITHDRAWALS_KEY });
@@ -138,7 +137,7 @@ function WithdrawalMoves({ withdrawal }: { withdrawal: Withdrawal }) {
           label={t('console.payouts.approve')}
           question={t('console.payouts.approveQuestion', { amount, destination })}
           color="blue"
-          action={() => move('approve')}
+          action={() => staffCall('POST', '/admin/withdrawals/{id}/approve', { path })}
           onClosed={reread}
         />
       )}
@@ -147,7 +146,12 @@ function WithdrawalMoves({ withdrawal }: { withdrawal: Withdrawal }) {
           label={t('console.payouts.markPaid')}
           question={t('console.payouts.markPaidQuestion', { amount, destination })}
           color="green"
-          action={() => move('paid', reference.trim() ? { tx_ref: reference.trim() } : {})}
+          action={() =>
+            staffCall('POST', '/admin/withdrawals/{id}/paid', {
+              path,
+              body: reference.trim() ? { tx_ref: reference.trim() } : {},
+            })
+          }
           onClosed={reread}
         >
           <TextInput
@@ -162,7 +166,12 @@ function WithdrawalMoves({ withdrawal }: { withdrawal: Withdrawal }) {
       <ConfirmAction
         label={t('console.payouts.reject')}
         question={t('console.payouts.rejectQuestion', { amount })}
-        action={() => move('reject', { reason: reason.trim() })}
+        action={() =>
+          staffCall('POST', '/admin/withdrawals/{id}/reject', {
+            path,
+            body: { reason: reason.trim() },
+          })
+        }
         onClosed={reread}
       >
         <Textarea

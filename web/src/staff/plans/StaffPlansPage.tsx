@@ -61,7 +61,7 @@ export function StaffPlansPage() {
   const { t } = useI18n();
   const plans = useQuery({
     queryKey: PLANS_KEY,
-    queryFn: () => staffCall<Plan[]>('GET', '/admin/plans'),
+    queryFn: () => staffCall('GET', '/admin/plans'),
   });
   const [editing, setEditing] = useState<Plan | null>(null);
   const [creating, setCreating] = useState(false);
@@ -122,7 +122,7 @@ function useSavePlan() {
   const client = useQueryClient();
   return useMutation({
     mutationFn: ({ name, body }: { name: string; body: PlanBody }) =>
-      staffCall<Plan>('PUT', `/admin/plans/${encodeURIComponent(name)}`, { body }),
+      staffCall('PUT', '/admin/plans/{name}', { path: { name }, body }),
     onSuccess: () => client.invalidateQueries({ queryKey: PLANS_KEY }),
   });
 }

@@ -22,7 +22,7 @@ const STATUS_KEY = ['staff', 'totp'] as const;
 export function useSecondFactorStatus() {
   return useQuery({
     queryKey: STATUS_KEY,
-    queryFn: () => staffCall<Schemas['TotpStatusResponse']>('GET', '/auth/totp'),
+    queryFn: () => staffCall('GET', '/auth/totp'),
   });
 }
 
@@ -40,12 +40,11 @@ export function SecurityPage() {
   const refresh = () => queries.invalidateQueries({ queryKey: STATUS_KEY });
 
   const start = useMutation({
-    mutationFn: () => staffCall<Schemas['TotpSetupResponse']>('POST', '/auth/totp/setup'),
+    mutationFn: () => staffCall('POST', '/auth/totp/setup'),
     onSuccess: (made) => setSetup(made),
   });
   const enable = useMutation({
-    mutationFn: () =>
-      staffCall<Schemas['RecoveryCodesResponse']>('POST', '/auth/totp/enable', { body: { code } }),
+    mutationFn: () => staffCall('POST', '/auth/totp/enable', { body: { code } }),
     onSuccess: (made) => {
       setRecovery(made.recovery_codes);
       setSetup(null);
@@ -54,7 +53,7 @@ export function SecurityPage() {
     },
   });
   const disable = useMutation({
-    mutationFn: () => staffCall<void>('POST', '/auth/totp/disable', { body: { code } }),
+    mutationFn: () => staffCall('POST', '/auth/totp/disable', { body: { code } }),
     onSuccess: () => {
       setCode('');
       setRecovery(null);

@@ -2,7 +2,7 @@ import { Alert, Button, Card, Group, NumberInput, Stack, Text, Title } from '@ma
 import { useMutation } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { useI18n } from '../../i18n/i18n';
-import { type Schemas, staffCall } from '../api';
+import { staffCall } from '../api';
 
 /** Limits are typed in GB of 1024³ bytes, as `bytes()` shows them. */
 const GB = 1024 ** 3;
@@ -18,7 +18,7 @@ export function SettingsPage() {
   const [problem, setProblem] = useState<string | null>(null);
   const save = useMutation({
     mutationFn: (defaultBytes: number) =>
-      staffCall<Schemas['DefaultTrafficLimitResponse']>('PATCH', '/admin/settings/traffic-limit', {
+      staffCall('PATCH', '/admin/settings/traffic-limit', {
         body: { default_bytes: defaultBytes },
       }),
   });

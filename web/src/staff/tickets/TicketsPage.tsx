@@ -17,8 +17,6 @@ import { ConfirmAction } from '../../layout/ConfirmAction';
 import { CursorMore, NoWrap, RefreshList } from '../shared/ListControls';
 
 type Ticket = Schemas['TicketResponse'];
-type Thread = Schemas['TicketThreadResponse'];
-type Message = Schemas['TicketMessageResponse'];
 
 const TICKETS_KEY = ['staff', 'tickets'] as const;
 const threadKey = (id: string) => [...TICKETS_KEY, 'thread', id] as const;
@@ -35,7 +33,7 @@ export function TicketsPage() {
 function TicketQueue() {
   const { t, date } = useI18n();
   const [status, setStatus] = useState<Ticket['status']>('open');
-  const list = useCursorList<Ticket>([...TICKETS_KEY, 'queue'], '/admin/tickets', { status });
+  const list = useCursorList([...TICKETS_KEY, 'queue'], '/admin/tickets', { status });
   const tickets = list.data?.pages.flatMap((page) => page.items) ?? [];
 
   return (
@@ -116,11 +114,11 @@ function TicketThread() {
   const client = useQueryClient();
   const thread = useQuery({
     queryKey: threadKey(id),
-    queryFn: () => staffCall<Thread>('GET', `/admin/tickets/${id}`),
+    queryFn: () => staffCall('GET', '/admin/tickets/{id}', { path: { id } }),
   });
   const reply = useMutation({
     mutationFn: (text: string) =>
-      staffCall<Message>('POST', `/admin/tickets/${id}/messages`, { body: { body: text } }),
+      staffCall('POST', '/admin/tickets/{id}/messages', { path: { id }, body: { body: text } }),
     onSettled: () => client.invalidateQueries({ queryKey: TICKETS_KEY }),
   });
 
@@ -142,7 +140,7 @@ function TicketThread() {
 
   async function close() {
     try {
-      await staffCall<Ticket>('POST', `/admin/tickets/${id}/close`);
+      await staffCall('POST', '/admin/tickets/{id}/close', { path: { id } });
     } finally {
       await client.invalidateQueries({ queryKey: TICKETS_KEY });
     }

@@ -22,17 +22,32 @@ import { Link } from 'react-router';
 import { useMe } from '../../api/hooks';
 import { useI18n } from '../../i18n/i18n';
 import { access } from '../access';
-import { staffCall } from '../api';
+import { type Schemas, staffCall } from '../api';
 import { NewPasswordInput, type StaffUser, USERS_KEY } from './accounts';
 
 type Kind = 'moderator' | 'support' | 'partner';
 
-/** The route creating each kind; moderators and support only the owner may create. */
-const CREATE_PATH: Record<Kind, string> = {
-  moderator: '/admin/moderators',
-  support: '/admin/support',
-  partner: '/admin/partners',
-};
+/**
+ * Creates an account of a kind by its own route; moderators and support only the owner may
+ * create. A partner also gets its commission and, when given, its partner code.
+ */
+function createAccount(
+  kind: Kind,
+  account: Schemas['CreateStaffRequest'],
+  partner: { commission: number; code: string },
+) {
+  if (kind === 'partner') {
+    return staffCall('POST', '/admin/partners', {
+      body: {
+        ...account,
+        commission_percent: partner.commission,
+        ...(partner.code !== '' ? { partner_code: partner.code } : {}),
+      },
+    });
+  }
+  const route = kind === 'moderator' ? '/admin/moderators' : '/admin/support';
+  return staffCall('POST', route, { body: account });
+}
 
 export function CreateStaff() {
   const { t, errorText } = useI18n();
@@ -53,13 +68,13 @@ export function CreateStaff() {
     setBusy(true);
     setError(null);
     setCreated(null);
-    const body: Record<string, unknown> = { username: username.trim(), password };
-    if (kind === 'partner') {
-      body.commission_percent = commission === '' ? undefined : Number(commission);
-      if (partnerCode.trim() !== '') body.partner_code = partnerCode.trim();
-    }
     try {
-      const user = await staffCall<StaffUser>('POST', CREATE_PATH[kind], { body });
+      // The commission field is required: the form is not sent while it is empty.
+      const user = await createAccount(
+        kind,
+        { username: username.trim(), password },
+        { commission: Number(commission), code: partnerCode.trim() },
+      );
       setCreated(user);
       setUsername('');
       setPassword('');

@@ -10,7 +10,6 @@ import { type Schemas, staffCall } from '../api';
 import { USERS_KEY } from './accounts';
 
 type Device = Schemas['DeviceResponse'];
-type DeviceList = Schemas['StaffDeviceListResponse'];
 
 const devicesKey = (userId: string) => [...USERS_KEY, 'devices', userId] as const;
 
@@ -18,8 +17,7 @@ const devicesKey = (userId: string) => [...USERS_KEY, 'devices', userId] as cons
 function useUserDevices(userId: string) {
   return useQuery({
     queryKey: devicesKey(userId),
-    queryFn: () =>
-      staffCall<DeviceList>('GET', `/admin/users/${encodeURIComponent(userId)}/devices`),
+    queryFn: () => staffCall('GET', '/admin/users/{id}/devices', { path: { id: userId } }),
   });
 }
 
@@ -98,11 +96,10 @@ export function UserDevices({ userId, account }: { userId: string; account: stri
                     account,
                   })}
                   action={async () => {
-                    await staffCall<void>(
-                      'DELETE',
-                      `/admin/users/${encodeURIComponent(userId)}/devices/${encodeURIComponent(device.id)}`,
-                      { body: { reason } },
-                    );
+                    await staffCall('DELETE', '/admin/users/{id}/devices/{device_id}', {
+                      path: { id: userId, device_id: device.id },
+                      body: { reason },
+                    });
                     setReason('');
                   }}
                   onClosed={refresh}

@@ -28,7 +28,7 @@ import { DataTable } from '../../layout/DataTable';
 import { Failed, Loading } from '../../layout/Loading';
 import { useNotify } from '../../layout/notify';
 import { access } from '../access';
-import { type Schemas, staffCall, useCursorList } from '../api';
+import { staffCall, useCursorList } from '../api';
 import { ConfirmAction } from '../../layout/ConfirmAction';
 import { CursorMore } from '../shared/ListControls';
 import {
@@ -48,7 +48,7 @@ export function UserPage() {
   const accountName = useAccountName();
   const user = useQuery({
     queryKey: [...USERS_KEY, 'one', id],
-    queryFn: () => staffCall<StaffUser>('GET', `/admin/users/${encodeURIComponent(id)}`),
+    queryFn: () => staffCall('GET', '/admin/users/{id}', { path: { id } }),
   });
 
   return (
@@ -171,11 +171,9 @@ function SubscriptionFacts({ user }: { user: StaffUser }) {
 
 function Invoices({ userId }: { userId: string }) {
   const { t, date, money } = useI18n();
-  const invoices = useCursorList<Schemas['InvoiceResponse']>(
-    [...USERS_KEY, 'invoices', userId],
-    '/admin/invoices',
-    { user_id: userId },
-  );
+  const invoices = useCursorList([...USERS_KEY, 'invoices', userId], '/admin/invoices', {
+    user_id: userId,
+  });
   const items = invoices.data?.pages.flatMap((page) => page.items) ?? [];
   return (
     <Section id="user-invoices" title={t('console.users.invoices')}>
@@ -210,11 +208,10 @@ function Invoices({ userId }: { userId: string }) {
 function Tickets({ userId }: { userId: string }) {
   const { t, date } = useI18n();
   const [status, setStatus] = useState<'open' | 'closed'>('open');
-  const tickets = useCursorList<Schemas['TicketResponse']>(
-    [...USERS_KEY, 'tickets', userId],
-    '/admin/tickets',
-    { user_id: userId, status },
-  );
+  const tickets = useCursorList([...USERS_KEY, 'tickets', userId], '/admin/tickets', {
+    user_id: userId,
+    status,
+  });
   const items = tickets.data?.pages.flatMap((page) => page.items) ?? [];
   return (
     <Section id="user-tickets" title={t('console.users.tickets')}>
@@ -274,8 +271,7 @@ function UserActions({ user }: { user: StaffUser }) {
   const change = useUserChange(user);
   const [resetReason, setResetReason] = useState('');
   const [blockReason, setBlockReason] = useState('');
-  const post = (path: string, body?: unknown) =>
-    staffCall<StaffUser>('POST', `/admin/users/${user.id}/${path}`, { body });
+  const path = { id: user.id };
 
   // Staff accounts are the owner's to block; the owner's own account is nobody's.
   const mayBlock = (!isStaffAccount || isOwner) && user.role !== 'owner';
@@ -290,7 +286,12 @@ function UserActions({ user }: { user: StaffUser }) {
             label={t('console.users.resetTraffic')}
             question={t('console.users.resetQuestion', { name })}
             action={async () => {
-              await change(() => post('traffic/reset', { reason: resetReason }));
+              await change(() =>
+                staffCall('POST', '/admin/users/{id}/traffic/reset', {
+                  path,
+                  body: { reason: resetReason },
+                }),
+              );
               setResetReason('');
             }}
           >
@@ -301,7 +302,12 @@ function UserActions({ user }: { user: StaffUser }) {
               label={t('console.users.block')}
               question={t('console.users.blockQuestion', { name })}
               action={async () => {
-                await change(() => post('block', { reason: blockReason }));
+                await change(() =>
+                  staffCall('POST', '/admin/users/{id}/block', {
+                    path,
+                    body: { reason: blockReason },
+                  }),
+                );
                 setBlockReason('');
               }}
             >
@@ -313,7 +319,7 @@ function UserActions({ user }: { user: StaffUser }) {
               color="blue"
               label={t('console.users.unblock')}
               question={t('console.users.unblockQuestion', { name })}
-              action={() => change(() => post('unblock'))}
+              action={() => change(() => staffCall('POST', '/admin/users/{id}/unblock', { path }))}
             />
           )}
         </Group>
@@ -358,7 +364,8 @@ function MoveSubscription({ user, change }: { user: StaffUser; change: Change })
     setError(null);
     try {
       await change(() =>
-        staffCall<StaffUser>('POST', `/admin/users/${user.id}/subscription`, {
+        staffCall('POST', '/admin/users/{id}/subscription', {
+          path: { id: user.id },
           body: {
             days: Number(days),
             reason,
@@ -427,7 +434,8 @@ function TrafficLimit({ user, change }: { user: StaffUser; change: Change }) {
     setError(null);
     try {
       await change(() =>
-        staffCall<StaffUser>('PATCH', `/admin/users/${user.id}/traffic-limit`, {
+        staffCall('PATCH', '/admin/users/{id}/traffic-limit', {
+          path: { id: user.id },
           body: { traffic_limit_bytes: limit },
         }),
       );
@@ -487,7 +495,8 @@ function NodeAccess({ user, change }: { user: StaffUser; change: Change }) {
     setError(null);
     try {
       await change(() =>
-        staffCall<StaffUser>('PATCH', `/admin/users/${user.id}/node-access`, {
+        staffCall('PATCH', '/admin/users/{id}/node-access', {
+          path: { id: user.id },
           body: { can_manage_nodes: next },
         }),
       );
@@ -526,7 +535,8 @@ function StaffPassword({ user, name }: { user: StaffUser; name: string }) {
         label={t('console.users.setPassword')}
         question={t('console.users.passwordQuestion', { name })}
         action={async () => {
-          await staffCall<void>('POST', `/admin/users/${user.id}/password`, {
+          await staffCall('POST', '/admin/users/{id}/password', {
+            path: { id: user.id },
             body: { password },
           });
           setPassword('');

@@ -21,7 +21,7 @@ import { DataTable } from '../../layout/DataTable';
 import { Failed, Loading } from '../../layout/Loading';
 import { useCursorList } from '../api';
 import { CursorMore } from '../shared/ListControls';
-import { BlockedBadge, type StaffUser, USERS_KEY, useAccountName } from './accounts';
+import { BlockedBadge, USERS_KEY, useAccountName } from './accounts';
 import { CreateStaff } from './CreateStaff';
 import { UserPage } from './UserPage';
 
@@ -41,11 +41,10 @@ function UsersList() {
   const { t } = useI18n();
   // The search lives in the address: going back from an account returns to the same results.
   const [params, setParams] = useSearchParams();
-  const search = { q: params.get('q') ?? undefined, role: params.get('role') ?? undefined };
+  const searchedRole = ROLE_FILTERS.find((value) => value === params.get('role')) ?? '';
+  const search = { q: params.get('q') ?? undefined, role: searchedRole || undefined };
   const [text, setText] = useState(search.q ?? '');
-  const [role, setRole] = useState<RoleFilter>(
-    ROLE_FILTERS.find((value) => value === search.role) ?? '',
-  );
+  const [role, setRole] = useState<RoleFilter>(searchedRole);
 
   function submit(event: FormEvent) {
     event.preventDefault();
@@ -86,10 +85,10 @@ function UsersList() {
   );
 }
 
-function UserResults({ search }: { search: { q?: string; role?: string } }) {
+function UserResults({ search }: { search: { q?: string; role?: Exclude<RoleFilter, ''> } }) {
   const { t, date, bytes } = useI18n();
   const accountName = useAccountName();
-  const users = useCursorList<StaffUser>([...USERS_KEY, 'list'], '/admin/users', search);
+  const users = useCursorList([...USERS_KEY, 'list'], '/admin/users', search);
   const items = users.data?.pages.flatMap((page) => page.items) ?? [];
 
   return (
