@@ -7,10 +7,12 @@ import {
 } from '@nestjs/common';
 import type { Settings } from '../../config/settings';
 import { SETTINGS } from '../../config/settings.module';
-import type { Role } from '../../users/entities/user.entity';
 import { AppError } from '../errors';
 import { DocumentedGuard } from '../openapi/answers';
 import type { AuthenticatedRequest, AuthUser } from './auth-user';
+import { inRoleSet, mayManageNodes } from './role-sets';
+
+export { NODE_ACCESS_ROLES } from './role-sets';
 
 /**
  * Passes the signed-in callers `allows` accepts; 403 FORBIDDEN for the others. With
@@ -45,14 +47,11 @@ abstract class CallerGuard implements CanActivate {
   }
 }
 
-const hasRole = (user: AuthUser, roles: readonly Role[]): boolean =>
-  user.role !== null && roles.includes(user.role);
-
 /** owner */
 @Injectable()
 export class OwnerGuard extends CallerGuard {
   protected allows(user: AuthUser): boolean {
-    return hasRole(user, ['owner']);
+    return inRoleSet(user.role, 'owner');
   }
 }
 
@@ -60,7 +59,7 @@ export class OwnerGuard extends CallerGuard {
 @Injectable()
 export class StaffGuard extends CallerGuard {
   protected allows(user: AuthUser): boolean {
-    return hasRole(user, ['owner', 'moderator']);
+    return inRoleSet(user.role, 'staff');
   }
 }
 
@@ -68,18 +67,15 @@ export class StaffGuard extends CallerGuard {
 @Injectable()
 export class SupportStaffGuard extends CallerGuard {
   protected allows(user: AuthUser): boolean {
-    return hasRole(user, ['owner', 'moderator', 'support']);
+    return inRoleSet(user.role, 'support_staff');
   }
 }
-
-/** The roles `can_manage_nodes` means something on (the contract's staff); owners always pass. */
-export const NODE_ACCESS_ROLES: readonly Role[] = ['owner', 'moderator'];
 
 /** owner, or staff granted `can_manage_nodes`; the flag means nothing on other roles. */
 @Injectable()
 export class NodeManageGuard extends CallerGuard {
   protected allows(user: AuthUser): boolean {
-    return hasRole(user, ['owner']) || (hasRole(user, NODE_ACCESS_ROLES) && user.canManageNodes);
+    return mayManageNodes(user);
   }
 }
 
@@ -92,7 +88,7 @@ export class AnyStaffGuard extends CallerGuard {
   protected override readonly enrolment = true;
 
   protected allows(user: AuthUser): boolean {
-    return user.role !== null;
+    return inRoleSet(user.role, 'any_staff');
   }
 }
 
@@ -100,6 +96,6 @@ export class AnyStaffGuard extends CallerGuard {
 @Injectable()
 export class PartnerGuard extends CallerGuard {
   protected allows(user: AuthUser): boolean {
-    return hasRole(user, ['partner']);
+    return inRoleSet(user.role, 'partner');
   }
 }

@@ -1,20 +1,26 @@
-import type { User } from '../api/client';
+import { inRoleSet, mayManageNodes, type StaffRole } from '../../../src/common/auth/role-sets';
+
+/** What the console's page rules read of the signed-in account (`GET /users/me`). */
+export interface ConsoleAccount {
+  role: StaffRole | null;
+  can_manage_nodes: boolean;
+}
 
 /**
- * Who may open which console page: the same guards the service applies to the routes behind it
- * (docs/routes.md). A page hidden here still meets the service's 403 when called anyway.
+ * Who may open which console page: the same role sets the service's guards apply to the routes
+ * behind it (src/common/auth/role-sets.ts, docs/routes.md). A page hidden here still meets the
+ * service's 403 when called anyway.
  */
 export const access = {
   /** `owner` guard. */
-  owner: (user: User) => user.role === 'owner',
+  owner: (user: ConsoleAccount) => inRoleSet(user.role, 'owner'),
   /** `staff` guard: owner and moderators. */
-  staff: (user: User) => user.role === 'owner' || user.role === 'moderator',
+  staff: (user: ConsoleAccount) => inRoleSet(user.role, 'staff'),
   /** `support_staff` guard: owner, moderators and support. */
-  support: (user: User) =>
-    user.role === 'owner' || user.role === 'moderator' || user.role === 'support',
+  support: (user: ConsoleAccount) => inRoleSet(user.role, 'support_staff'),
   /** `any_staff` guard: every staff role (their own second factor). */
-  anyStaff: (user: User) => user.role !== null,
+  anyStaff: (user: ConsoleAccount) => inRoleSet(user.role, 'any_staff'),
   /** `node_manage` guard: the owner, or a moderator given node access. */
-  nodes: (user: User) =>
-    user.role === 'owner' || (user.role === 'moderator' && user.can_manage_nodes),
+  nodes: (user: ConsoleAccount) =>
+    mayManageNodes({ role: user.role, canManageNodes: user.can_manage_nodes }),
 } as const;
