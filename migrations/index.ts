@@ -22,6 +22,7 @@ import { PlanPeriods0022 } from './0022-plan-periods';
 import { StaffTotp0023 } from './0023-staff-totp';
 import { BulkResetCredentials0024 } from './0024-bulk-reset-credentials';
 import { PlanDisplay0025 } from './0025-plan-display';
+import { HotTrafficResets0026 } from './0026-hot-traffic-resets';
 
 /** Every migration in order; the numbers in the file names are their order. */
 export const MIGRATIONS = [
@@ -49,4 +50,5 @@ export const MIGRATIONS = [
   StaffTotp0023,
   BulkResetCredentials0024,
   PlanDisplay0025,
+  HotTrafficResets0026,
 ];

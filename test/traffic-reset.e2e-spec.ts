@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { WHOLE_UUID_RANGE } from '../src/common/uuid';
 import { Clock } from '../src/billing/clock';
 import { TrafficResetService } from '../src/billing/traffic-reset.service';
 import { SubscriptionsRepository } from '../src/users/subscriptions.repository';
@@ -159,11 +160,13 @@ describe('plans: traffic resets each period, once, across instances (issue 45)',
       .get(UserTrafficRepository)
       .resetDue(new Date(due.getTime() + 30_000), 5, t.settings.trafficLimitDefaultBytes);
     expect(first).toEqual({ picked: 5, reset: 5 });
+    // Batches of 2: the sweep goes through several id ranges.
     const both = await Promise.all([
-      t.app.get(TrafficResetService).run(),
-      t2.app.get(TrafficResetService).run(),
+      t.app.get(TrafficResetService).run(undefined, 2),
+      t2.app.get(TrafficResetService).run(undefined, 2),
     ]);
     expect(both.reduce((sum, r) => sum + r.reset, 0)).toBe(7);
+    expect(Math.max(...both.map((r) => r.batches))).toBeGreaterThanOrEqual(4);
     expect((await run()).reset).toBe(0);
 
     const resets = await resetsOf(users);
@@ -199,6 +202,8 @@ describe('plans: traffic resets each period, once, across instances (issue 45)',
         new Date(Date.UTC(2100, 0, 1)),
         1,
         t.settings.trafficLimitDefaultBytes.toString(),
+        WHOLE_UUID_RANGE.after,
+        WHOLE_UUID_RANGE.upTo,
       ]);
       // Far ahead: the user it takes has its subscription ended, so it is cleared, not reset.
       expect(batch).toMatchObject({ picked: 1, reset: 0 });

@@ -1,18 +1,15 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { type Settings } from '../config/settings';
 import { SETTINGS } from '../config/settings.module';
+import { uuidRangesDescending } from '../common/uuid';
 import { AdvisoryLocks } from '../database/advisory-lock';
 import { JOBS } from '../scheduler/intervals';
 import { JobRunner } from '../scheduler/job-runner.service';
 import { UserTrafficRepository } from '../users/user-traffic.repository';
 import { Clock } from './clock';
 
-/**
- * Users per statement of the reset job: each batch is one short transaction. Small, because a
- * traffic report that meets a batch's rows waits for the batch, and a batch of random users holds
- * some of nearly every report's: the wait a report sees grows with the square of the batch.
- */
-export const TRAFFIC_RESET_BATCH = 250;
+/** Users per statement of the reset job: each batch is one short transaction. */
+export const TRAFFIC_RESET_BATCH = 1_000;
 
 export interface TrafficResetReport {
   /** False when another instance was running it. */
@@ -54,8 +51,11 @@ export class TrafficResetService implements OnModuleInit {
   }
 
   /**
-   * Batches until none is full (every due user taken, or the rest held by reports: the next run
-   * takes those) or the job's time bound; `signal` stops it between batches.
+   * Sweeps the due users in batches of about `batch`, by id range from the highest ids down:
+   * traffic reports lock their users from the lowest id up, so a report meets the sweep's rows
+   * once and waits for one batch at most, where batches of users taken at random would hold some
+   * of its users in nearly every batch. Ends when every range is done (users a report held are the
+   * next run's) or `signal` stops it between batches.
    */
   private async resetDue(
     signal?: AbortSignal,
@@ -63,12 +63,22 @@ export class TrafficResetService implements OnModuleInit {
   ): Promise<TrafficResetReport> {
     const report = { ran: true, reset: 0, batches: 0 };
     const now = new Date(this.clock.now());
-    for (;;) {
-      if (signal?.aborted) return report;
-      const done = await this.traffic.resetDue(now, batch, this.settings.trafficLimitDefaultBytes);
-      report.batches += 1;
-      report.reset += done.reset;
-      if (done.picked < batch) return report;
+    const due = await this.traffic.countResetsDue(now);
+    if (due === 0) return report;
+    for (const ids of uuidRangesDescending(Math.ceil(due / batch))) {
+      for (;;) {
+        if (signal?.aborted) return report;
+        const done = await this.traffic.resetDue(
+          now,
+          batch,
+          this.settings.trafficLimitDefaultBytes,
+          ids,
+        );
+        report.batches += 1;
+        report.reset += done.reset;
+        if (done.picked < batch) break;
+      }
     }
+    return report;
   }
 }

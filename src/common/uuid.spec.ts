@@ -1,5 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { canonicalUuid, sortedUuids, type Uuid, writeUuidBytes } from './uuid';
+import {
+  canonicalUuid,
+  sortedUuids,
+  type Uuid,
+  uuidRangesDescending,
+  WHOLE_UUID_RANGE,
+  writeUuidBytes,
+} from './uuid';
 
 describe('canonicalUuid', () => {
   it('gives the lower-case form of a UUID in either case, and nothing for anything else', () => {
@@ -36,5 +43,31 @@ describe('writeUuidBytes', () => {
     expect(target[0]).toBe(0xee);
     expect(target[target.length - 1]).toBe(0xee);
     expect(target.subarray(1, -1).toString('hex')).toBe(ids.join('').replaceAll('-', ''));
+  });
+});
+
+describe('uuidRangesDescending', () => {
+  it('cuts the whole space into adjoining ranges, highest first, each id in exactly one', () => {
+    const ranges = uuidRangesDescending(7);
+    expect(ranges).toHaveLength(7);
+    expect(ranges[0].upTo).toBe(WHOLE_UUID_RANGE.upTo);
+    expect(ranges[6].after).toBe(WHOLE_UUID_RANGE.after);
+    for (let i = 1; i < ranges.length; i++) expect(ranges[i].upTo).toBe(ranges[i - 1].after);
+    const ids = sortedUuids(Array.from({ length: 2_000 }, () => randomUUID() as Uuid));
+    const holding = ids.map(
+      (id) => ranges.filter((range) => id > range.after && id <= range.upTo).length,
+    );
+    expect(new Set(holding)).toEqual(new Set([1]));
+    // Random ids fall evenly: each of 7 ranges holds about 2,000 / 7.
+    for (const range of ranges) {
+      const inside = ids.filter((id) => id > range.after && id <= range.upTo).length;
+      expect(inside).toBeGreaterThan(200);
+      expect(inside).toBeLessThan(380);
+    }
+  });
+
+  it('one range is the whole space', () => {
+    expect(uuidRangesDescending(1)).toEqual([WHOLE_UUID_RANGE]);
+    expect(uuidRangesDescending(0)).toEqual([WHOLE_UUID_RANGE]);
   });
 });

@@ -40,3 +40,37 @@ export function writeUuidBytes(id: string, target: Uint8Array, at: number): void
 export function sortedUuids(ids: readonly Uuid[]): Uuid[] {
   return [...ids].sort();
 }
+
+/** The ids after `after` up to and including `upTo`, in PostgreSQL's uuid order. */
+export interface UuidRange {
+  after: string;
+  upTo: string;
+}
+
+const UUID_SPACE = 1n << 128n;
+
+const uuidOf = (value: bigint): string => {
+  const hex = value.toString(16).padStart(32, '0');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+};
+
+/** Every id but the nil UUID, which no row is given. */
+export const WHOLE_UUID_RANGE: UuidRange = {
+  after: uuidOf(0n),
+  upTo: uuidOf(UUID_SPACE - 1n),
+};
+
+/**
+ * The uuid space cut into `parts` ranges of equal width, highest first. Random (version 4) ids
+ * fall evenly into them.
+ */
+export function uuidRangesDescending(parts: number): UuidRange[] {
+  const count = BigInt(Math.max(1, Math.floor(parts)));
+  const ranges: UuidRange[] = [];
+  for (let i = count - 1n; i >= 0n; i--) {
+    const after = i === 0n ? 0n : (UUID_SPACE * i) / count - 1n;
+    const upTo = (UUID_SPACE * (i + 1n)) / count - 1n;
+    ranges.push({ after: uuidOf(after), upTo: uuidOf(upTo) });
+  }
+  return ranges;
+}

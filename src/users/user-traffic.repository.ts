@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { bigintArray, preparedRows, sqlRows, uuidArray } from '../database/sql';
-import { sortedUuids, type Uuid } from '../common/uuid';
+import { sortedUuids, type Uuid, type UuidRange, WHOLE_UUID_RANGE } from '../common/uuid';
 import { subscriptionActiveSql } from './subscription-active';
 import { defaultLimitSql, EFFECTIVE_LIMIT_SQL, OVER_LIMIT_SQL } from './traffic-limit';
 import { nextResetSql, RESET_ANCHOR_SQL, userNextResetSql } from './traffic-reset';
@@ -132,9 +132,10 @@ const atMostBigintMax = (bytes: bigint): bigint => (bytes > BIGINT_MAX ? BIGINT_
 
 /**
  * One batch of the reset job (`UserTrafficRepository.resetDue`): `$1` the service's clock,
- * `$2` the most users it takes, `$3` TRAFFIC_LIMIT_DEFAULT_BYTES. Only the users a reset takes
- * back under their limit are a credential change for the nodes (the others never left them). The traffic warnings of the period a reset ends go with it (their
- * key is the reset that ends their period), so that table holds at most a period's worth.
+ * `$2` the most users it takes, `$3` TRAFFIC_LIMIT_DEFAULT_BYTES, and the users with ids in
+ * (`$4`, `$5`]. Only the users a reset takes back under their limit are a credential change for the
+ * nodes (the others never left them). The traffic warnings of the period a reset ends go with it
+ * (their key is the reset that ends their period), so that table holds at most a period's worth.
  */
 export const RESET_DUE_SQL = `WITH recorded_here AS MATERIALIZED (
          -- Before any row: this statement records its users' credential changes itself, once
@@ -146,8 +147,8 @@ export const RESET_DUE_SQL = `WITH recorded_here AS MATERIALIZED (
                 ${nextResetSql('p.traffic_reset', 'p.reset_day', RESET_ANCHOR_SQL, '$1::timestamptz')} AS next_at
            FROM users u LEFT JOIN plans p ON p.name = u.plan_name CROSS JOIN recorded_here
                 CROSS JOIN ${defaultLimitSql('$3')}
-          WHERE u.traffic_reset_at <= $1::timestamptz
-          ORDER BY u.traffic_reset_at LIMIT $2
+          WHERE u.traffic_reset_at <= $1::timestamptz AND u.id > $4::uuid AND u.id <= $5::uuid
+          LIMIT $2
           FOR NO KEY UPDATE OF u SKIP LOCKED
        ), reset AS (
          UPDATE users u
@@ -313,19 +314,39 @@ export class UserTrafficRepository {
   }
 
   /**
-   * One batch of the reset job, one statement: up to `batch` users whose reset is due at `now`
-   * (the service's clock) have their used traffic set to zero, the reset recorded (user, the
-   * period it opens, bytes before) and their next reset set; a due user whose subscription has
-   * ended has its reset cleared instead. Rows another transaction holds (a traffic report) are
-   * skipped, not waited for: the next batch or run takes them, so reports never queue behind the
-   * job. A user is due again only at its next reset, so a second run, a second instance or a run
-   * restarted halfway resets nobody twice.
+   * Users whose reset is due at `now` (the service's clock): a scan of `users`, once a run, since
+   * the column has no index (migration 0026).
    */
-  async resetDue(now: Date, batch: number, defaultBytes: bigint): Promise<ResetBatch> {
+  async countResetsDue(now: Date): Promise<number> {
+    const [row] = await sqlRows<{ n: number }>(
+      this.txHost.tx,
+      `SELECT count(*)::int AS n FROM users WHERE traffic_reset_at <= $1::timestamptz`,
+      [now],
+    );
+    return row.n;
+  }
+
+  /**
+   * One batch of the reset job, one statement: up to `batch` users of the id range whose reset is
+   * due at `now` (the service's clock) have their used traffic set to zero, the reset recorded
+   * (user, the period it opens, bytes before) and their next reset set; a due user whose
+   * subscription has ended has its reset cleared instead. Rows another transaction holds (a
+   * traffic report) are skipped, not waited for: the next run takes them, so the job never queues
+   * behind reports. A user is due again only at its next reset, so a second run, a second instance
+   * or a run restarted halfway resets nobody twice.
+   */
+  async resetDue(
+    now: Date,
+    batch: number,
+    defaultBytes: bigint,
+    ids: UuidRange = WHOLE_UUID_RANGE,
+  ): Promise<ResetBatch> {
     const [row] = await sqlRows<ResetBatch>(this.txHost.tx, RESET_DUE_SQL, [
       now,
       batch,
       defaultBytes.toString(),
+      ids.after,
+      ids.upTo,
     ]);
     return { picked: row.picked, reset: row.reset };
   }

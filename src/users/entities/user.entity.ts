@@ -20,8 +20,8 @@ export type Role = (typeof ROLES)[number];
 // The staff user list: newest first, all roles or one.
 @Index('IDX_users_created', ['createdAt', 'id'])
 @Index('IDX_users_role_created', ['role', 'createdAt', 'id'])
-// The reset job's due users.
-@Index('IDX_users_traffic_reset_at', ['trafficResetAt'], { where: 'traffic_reset_at IS NOT NULL' })
+// Not `traffic_reset_at`: the reset job changes it on every user it resets, and an indexed column
+// would make each of those updates write into every index (migration 0026).
 export class User {
   @PrimaryGeneratedColumn('uuid')
   id: string;
