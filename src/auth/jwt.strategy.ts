@@ -3,7 +3,7 @@ import { PassportStrategy } from '@nestjs/passport';
 import type { Request } from 'express';
 import { ExtractJwt, Strategy } from 'passport-jwt';
 import type { AuthUser } from '../common/auth/auth-user';
-import { type BatchQueue, sharedStatement } from '../common/batch-queue';
+import { type BatchQueue, sharedStatement } from '../common/concurrency/batch-queue';
 import { ACCESS_COOKIE } from '../common/auth/cookies';
 import { AppError } from '../common/errors';
 import { CANONICAL_UUID } from '../common/uuid';

@@ -1,5 +1,5 @@
 import * as argon2 from 'argon2';
-import { Limiter } from '../common/limiter';
+import { Limiter } from '../common/concurrency/limiter';
 
 /** OWASP's argon2id minimum: 19 MiB, 2 passes, 1 lane. argon2 adds its own random salt per hash. */
 export const ARGON2_OPTIONS = {

@@ -5,7 +5,7 @@ import express, {
   type Response,
 } from 'express';
 import type { Settings } from '../config/settings';
-import { ByteBudget } from './byte-budget';
+import { ByteBudget } from './concurrency/byte-budget';
 import { errorBody } from './error-body';
 import { MAX_INPUT_DEPTH, MAX_INPUT_ENTRIES, rejectHostileInput } from './hostile-input';
 import { type JsonShapeLimits, jsonShapeProblem } from './json-shape';

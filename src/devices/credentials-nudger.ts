@@ -11,7 +11,7 @@ import {
 } from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
 import { SecretBox } from '../common/secret-box';
-import { Limiter } from '../common/limiter';
+import { Limiter } from '../common/concurrency/limiter';
 import { type Settings } from '../config/settings';
 import { SETTINGS } from '../config/settings.module';
 import { AdvisoryLocks } from '../database/advisory-lock';

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AppError, validationFailed } from '../common/errors';
-import { ShortCache } from '../common/short-cache';
+import { CachedRead } from '../common/concurrency/cached-read';
 import { Transactional } from '@nestjs-cls/transactional';
 import { AdvisoryLocks } from '../database/advisory-lock';
 import {
@@ -33,8 +33,9 @@ export interface NewRound {
 
 @Injectable()
 export class GameService {
-  private readonly board = new ShortCache(LEADERBOARD_CACHE_MS, () =>
-    this.rounds.leaderboard(LEADERBOARD_SIZE),
+  private readonly board = new CachedRead(
+    () => this.rounds.leaderboard(LEADERBOARD_SIZE),
+    LEADERBOARD_CACHE_MS,
   );
 
   constructor(

@@ -4,7 +4,7 @@ import { isKnownCurrency, minorDigits } from '../billing/money';
 import { type Settings } from '../config/settings';
 import { SETTINGS } from '../config/settings.module';
 import { BusinessMetricsRepository, type PaymentTotals } from './business-metrics.repository';
-import { CachedRead } from './cached-read';
+import { CachedRead } from '../common/concurrency/cached-read';
 import { Metrics } from './metrics.service';
 
 /** A scrape waits this long for a group's read before answering with the last values. */
@@ -22,12 +22,11 @@ export class BusinessMetrics {
     repository: BusinessMetricsRepository,
     @Inject(SETTINGS) settings: Settings,
   ) {
-    const cached = <T>(group: string, read: () => Promise<T>) =>
-      new CachedRead(read, {
-        ttlMs: settings.metricsCacheS * 1000,
-        timeoutMs: METRICS_READ_TIMEOUT_MS,
-        onFailure: () => metrics.readFailures.inc({ group }),
-      });
+    const cached = <T>(group: string, read: () => Promise<T>) => {
+      const cache = new CachedRead(read, settings.metricsCacheS * 1000);
+      const onFailure = () => metrics.readFailures.inc({ group });
+      return { get: () => cache.within(METRICS_READ_TIMEOUT_MS, onFailure) };
+    };
     const registers = [metrics.registry];
 
     const users = cached('users', () => repository.userCounts());

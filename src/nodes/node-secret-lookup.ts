@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { ShortCache } from '../common/short-cache';
+import { CachedRead } from '../common/concurrency/cached-read';
 import { NodesRepository } from './nodes.repository';
 
 /**
@@ -29,10 +29,10 @@ interface Remembered {
 @Injectable()
 export class NodeSecretLookup {
   private readonly known = new Map<string, Remembered>();
-  private readonly version: ShortCache<string>;
+  private readonly version: CachedRead<string>;
 
   constructor(private readonly nodes: NodesRepository) {
-    this.version = new ShortCache(NODE_SECRET_STALE_MS, () => this.nodes.routingVersion());
+    this.version = new CachedRead(() => this.nodes.routingVersion(), NODE_SECRET_STALE_MS);
   }
 
   /** The live node whose secret has this SHA-256 (hex, see `nodeSecretHash`), or null. */

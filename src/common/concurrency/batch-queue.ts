@@ -1,4 +1,4 @@
-import { AppError } from './errors';
+import { AppError } from '../errors';
 
 /**
  * Hands queued items to `run` one batch at a time: every item that arrived while the previous
