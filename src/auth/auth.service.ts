@@ -8,6 +8,7 @@ import { SETTINGS } from '../config/settings.module';
 import type { User } from '../users/entities/user.entity';
 import { AccountsRepository } from '../users/accounts.repository';
 import { AuthRepository } from './auth.repository';
+import type { LoginCode, LoginCodePoll } from './login-code';
 import type { TelegramLoginRequest } from './dto/auth.dto';
 import { hashPassword, needsRehash, verifyPassword } from './passwords';
 import { generateSeed, hashSeed } from './seeds';
@@ -17,21 +18,6 @@ import { type SecondFactor, TotpService } from './totp.service';
 
 export const LOGIN_CODE_TTL_S = 10 * 60;
 export const BOOTSTRAP_TOKEN_TTL_S = 5 * 60;
-
-/** A new bot login code and the secret its poller proves itself with. */
-export interface LoginCode {
-  code: string;
-  pollSecret: string;
-  /** The bot's `login_<code>` link; null when no bot is configured. */
-  deepLink: string | null;
-  expiresAt: Date;
-}
-
-/** A poll's answer; `bootstrapToken` is handed out once, with `confirmed`. */
-export interface LoginCodePoll {
-  status: 'pending' | 'confirmed' | 'expired';
-  bootstrapToken?: string;
-}
 
 /** The ways to sign in. Each ends in a new session. */
 @Injectable()

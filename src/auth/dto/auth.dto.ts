@@ -1,4 +1,4 @@
-import type { LoginCode, LoginCodePoll } from '../auth.service';
+import type { LoginCode, LoginCodePoll } from '../login-code';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import {
   IsInt,
