@@ -3,7 +3,7 @@ import { Navigate, Route, Routes, useLocation, useNavigate } from 'react-router'
 import type { User } from '../api/client';
 import { useI18n } from '../i18n/i18n';
 import { CONSOLE_PAGES, SECURITY_PAGE } from './pages';
-import { useSecondFactorStatus } from './security/SecurityPage';
+import { useSecondFactorStatus } from './security/queries';
 
 /**
  * The console of a signed-in staff account: a tab per page it may open, the page below. When the

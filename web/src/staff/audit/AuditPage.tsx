@@ -10,12 +10,13 @@ import {
   TextInput,
   Title,
 } from '@mantine/core';
-import { useQuery } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { useI18n } from '../../i18n/i18n';
 import { Failed, Loading } from '../../layout/Loading';
-import { type Schemas, staffCall, useCursorList } from '../api';
+import type { Schemas } from '../api';
 import { CursorMore } from '../shared/ListControls';
+import { useUser } from '../users/queries';
+import { useAuditLog } from './queries';
 
 type Entry = Schemas['AuditEntryResponse'];
 
@@ -40,7 +41,7 @@ export function AuditPage() {
   const query = Object.fromEntries(
     Object.entries(filters).filter(([, value]) => value !== ''),
   ) as Partial<AuditFilters>;
-  const list = useCursorList(['staff', 'audit'], '/admin/audit', query);
+  const list = useAuditLog(query);
 
   function apply(event: FormEvent) {
     event.preventDefault();
@@ -174,11 +175,8 @@ function AuditRow({ entry, onActor }: { entry: Entry; onActor: (id: string) => v
  */
 function ActorName({ id, onPick }: { id: string; onPick: (id: string) => void }) {
   const { t } = useI18n();
-  const user = useQuery({
-    queryKey: ['staff', 'user', id],
-    queryFn: () => staffCall('GET', '/admin/users/{id}', { path: { id } }),
-    staleTime: 60_000,
-  });
+  // The account's own cache entry, as its page uses: a change there renames it here too.
+  const user = useUser(id, { staleTime: 60_000 });
   const name = user.data?.username ?? user.data?.tg_id ?? null;
   const shown = name === null ? id : `${name}${user.data?.role ? ` (${user.data.role})` : ''}`;
   return (

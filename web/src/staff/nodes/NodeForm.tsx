@@ -15,7 +15,7 @@ import {
 } from '@mantine/core';
 import { type FormEvent, useState } from 'react';
 import { useI18n } from '../../i18n/i18n';
-import type { CreateNode, Node, UpdateNode } from './nodeQueries';
+import type { CreateNode, Node, UpdateNode } from './queries';
 
 interface Values {
   name: string;

@@ -32,7 +32,7 @@ import {
   useProvisionNode,
   useRestartNode,
   useUpdateNode,
-} from './nodeQueries';
+} from './queries';
 import { ProvisionBadge, StatusBadge } from './badges';
 import { TrafficChart } from './TrafficChart';
 

@@ -10,7 +10,7 @@ import { type Column, DataTable } from '../../layout/DataTable';
 import { Failed, Loading } from '../../layout/Loading';
 import { NodeForm } from './NodeForm';
 import { NodeView } from './NodeView';
-import { type CreateNode, type Node, useCreateNode, useNodeList } from './nodeQueries';
+import { type CreateNode, type Node, useCreateNode, useNodeList } from './queries';
 import { ProvisionBadge, StatusBadge } from './badges';
 import { useDateTime } from './dateTime';
 import { CursorMore } from '../shared/ListControls';

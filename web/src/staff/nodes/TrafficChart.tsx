@@ -17,7 +17,7 @@ import {
 } from 'recharts';
 import { useI18n } from '../../i18n/i18n';
 import { Failed, Loading } from '../../layout/Loading';
-import { useNodeTraffic } from './nodeQueries';
+import { useNodeTraffic } from './queries';
 
 const SPANS = ['7', '30', '90'] as const;
 

@@ -4,7 +4,7 @@
  */
 import { Badge } from '@mantine/core';
 import { useI18n } from '../../i18n/i18n';
-import type { Node } from './nodeQueries';
+import type { Node } from './queries';
 
 const STATUS_COLORS: Record<Node['status'], string> = {
   online: 'green',

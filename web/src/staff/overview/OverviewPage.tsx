@@ -1,10 +1,9 @@
 import { Card, SimpleGrid, Stack, Text, Title } from '@mantine/core';
-import { useQuery } from '@tanstack/react-query';
 import { useI18n } from '../../i18n/i18n';
 import { minorToDecimal } from '../../i18n/money';
 import { Failed, Loading } from '../../layout/Loading';
-import { staffCall } from '../api';
 import { DailyChart } from '../shared/DailyChart';
+import { useStats } from './queries';
 
 /** Days the charts cover, today included. */
 const CHART_DAYS = 30;
@@ -15,10 +14,7 @@ const CHART_DAYS = 30;
  */
 export function OverviewPage() {
   const { t, money, bytes } = useI18n();
-  const stats = useQuery({
-    queryKey: ['staff', 'stats', CHART_DAYS],
-    queryFn: () => staffCall('GET', '/admin/stats', { query: { days: CHART_DAYS } }),
-  });
+  const stats = useStats(CHART_DAYS);
   if (stats.isPending) return <Loading />;
   if (stats.isError) return <Failed error={stats.error} retry={() => void stats.refetch()} />;
 

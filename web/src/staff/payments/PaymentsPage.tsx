@@ -5,24 +5,22 @@
  * or refuses in words (PAYMENT_TOO_SMALL, INVOICE_NOT_PENDING, an unknown or used payment).
  */
 import { Alert, Anchor, Group, NativeSelect, Stack, Text, TextInput, Title } from '@mantine/core';
-import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { StatusBadge } from '../../account/AccountPage';
 import { ApiError } from '../../api/client';
 import { useI18n } from '../../i18n/i18n';
 import { DataTable } from '../../layout/DataTable';
 import { Failed, Loading } from '../../layout/Loading';
-import { type Schemas, staffCall, useCursorList } from '../api';
+import type { Schemas } from '../api';
 import { ConfirmAction } from '../../layout/ConfirmAction';
 import { CursorMore, NoWrap, RefreshList } from '../shared/ListControls';
+import { attachPayment, useInvoiceList, useRereadPayments, useUnmatchedPayments } from './queries';
 
 type Invoice = Schemas['InvoiceResponse'];
 type Unmatched = Schemas['UnmatchedPaymentResponse'];
 type Confirmation = Schemas['ConfirmationResponse'];
 
 const INVOICE_STATES: Invoice['status'][] = ['pending', 'paid', 'expired'];
-const INVOICES_KEY = ['staff', 'invoices'] as const;
-const UNMATCHED_KEY = ['staff', 'payments', 'unmatched'] as const;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export function PaymentsPage() {
@@ -47,7 +45,7 @@ function InvoiceList() {
   const [account, setAccount] = useState('');
   const userId = account.trim();
   const accountValid = userId === '' || UUID.test(userId);
-  const list = useCursorList(INVOICES_KEY, '/admin/invoices', {
+  const list = useInvoiceList({
     status: status || undefined,
     // An id being typed is not sent: only a whole one narrows the list.
     user_id: accountValid ? userId || undefined : undefined,
@@ -158,7 +156,7 @@ function InvoiceList() {
 
 function UnmatchedList() {
   const { t, money, date } = useI18n();
-  const list = useCursorList(UNMATCHED_KEY, '/admin/payments/unmatched');
+  const list = useUnmatchedPayments();
   const payments = list.data?.pages.flatMap((page) => page.items) ?? [];
   const [attached, setAttached] = useState<Confirmation | null>(null);
 
@@ -244,7 +242,6 @@ function AttachPayment({
   onAttached: (confirmation: Confirmation) => void;
 }) {
   const { t, money } = useI18n();
-  const client = useQueryClient();
   const [invoiceId, setInvoiceId] = useState('');
   const amount = money(payment.amount, payment.currency);
 
@@ -265,10 +262,7 @@ function AttachPayment({
       });
     }
     try {
-      const confirmation = await staffCall('POST', '/admin/invoices/{id}/attach-payment', {
-        path: { id: target },
-        body: { tx_ref: payment.tx_ref },
-      });
+      const confirmation = await attachPayment(target, payment.tx_ref);
       onAttached(confirmation);
     } catch (failure) {
       // The service's 404 covers both ids: say which two things may be wrong.
@@ -285,11 +279,7 @@ function AttachPayment({
 
   // Done or refused, both lists are read again once the dialog closes: a refusal may mean that
   // another staff member attached the payment meanwhile.
-  const reread = () =>
-    Promise.all([
-      client.invalidateQueries({ queryKey: INVOICES_KEY }),
-      client.invalidateQueries({ queryKey: UNMATCHED_KEY }),
-    ]);
+  const reread = useRereadPayments();
 
   return (
     <ConfirmAction

@@ -5,28 +5,25 @@
  * allows (another staff member was quicker) comes back as WITHDRAWAL_STATE, shown in words.
  */
 import { Group, NativeSelect, Stack, Text, Textarea, TextInput, Title } from '@mantine/core';
-import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { StatusBadge } from '../../account/AccountPage';
 import { useI18n } from '../../i18n/i18n';
 import { DataTable } from '../../layout/DataTable';
 import { Failed, Loading } from '../../layout/Loading';
-import { type Schemas, staffCall, useCursorList } from '../api';
+import type { Schemas } from '../api';
 import { ConfirmAction } from '../../layout/ConfirmAction';
 import { CursorMore, NoWrap, RefreshList } from '../shared/ListControls';
+import { useRereadWithdrawals, useWithdrawalList, withdrawalMoves } from './queries';
 
 type Withdrawal = Schemas['WithdrawalResponse'];
 type WithdrawalState = Withdrawal['status'];
 
 const STATES: WithdrawalState[] = ['pending', 'approved', 'rejected', 'paid'];
-const WITHDRAWALS_KEY = ['staff', 'withdrawals'] as const;
 
 export function PayoutsPage() {
   const { t, money, date } = useI18n();
   const [state, setState] = useState<WithdrawalState | ''>('');
-  const list = useCursorList(WITHDRAWALS_KEY, '/admin/withdrawals', {
-    status: state || undefined,
-  });
+  const list = useWithdrawalList({ status: state || undefined });
   const withdrawals = list.data?.pages.flatMap((page) => page.items) ?? [];
 
   return (
@@ -116,14 +113,13 @@ function WithdrawalState({ withdrawal }: { withdrawal: Withdrawal }) {
 /** The moves the withdrawal's state allows; the service checks again under a row lock. */
 function WithdrawalMoves({ withdrawal }: { withdrawal: Withdrawal }) {
   const { t, money } = useI18n();
-  const client = useQueryClient();
   const [reason, setReason] = useState('');
   const [reference, setReference] = useState('');
 
-  const path = { id: withdrawal.id };
+  const moves = withdrawalMoves(withdrawal.id);
   // Done or refused, the list is read again once the dialog closes: a refusal means the state
   // changed meanwhile.
-  const reread = () => client.invalidateQueries({ queryKey: WITHDRAWALS_KEY });
+  const reread = useRereadWithdrawals();
 
   const pending = withdrawal.status === 'pending';
   const approved = withdrawal.status === 'approved';
@@ -137,7 +133,7 @@ function WithdrawalMoves({ withdrawal }: { withdrawal: Withdrawal }) {
           label={t('console.payouts.approve')}
           question={t('console.payouts.approveQuestion', { amount, destination })}
           color="blue"
-          action={() => staffCall('POST', '/admin/withdrawals/{id}/approve', { path })}
+          action={moves.approve}
           onClosed={reread}
         />
       )}
@@ -146,12 +142,7 @@ function WithdrawalMoves({ withdrawal }: { withdrawal: Withdrawal }) {
           label={t('console.payouts.markPaid')}
           question={t('console.payouts.markPaidQuestion', { amount, destination })}
           color="green"
-          action={() =>
-            staffCall('POST', '/admin/withdrawals/{id}/paid', {
-              path,
-              body: reference.trim() ? { tx_ref: reference.trim() } : {},
-            })
-          }
+          action={() => moves.paid(reference.trim())}
           onClosed={reread}
         >
           <TextInput
@@ -166,12 +157,7 @@ function WithdrawalMoves({ withdrawal }: { withdrawal: Withdrawal }) {
       <ConfirmAction
         label={t('console.payouts.reject')}
         question={t('console.payouts.rejectQuestion', { amount })}
-        action={() =>
-          staffCall('POST', '/admin/withdrawals/{id}/reject', {
-            path,
-            body: { reason: reason.trim() },
-          })
-        }
+        action={() => moves.reject(reason.trim())}
         onClosed={reread}
       >
         <Textarea

@@ -15,18 +15,13 @@ import {
   TextInput,
   Title,
 } from '@mantine/core';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { decimalToMinor, useI18n } from '../../i18n/i18n';
 import { minorToDecimal } from '../../i18n/money';
 import { Failed, Loading } from '../../layout/Loading';
-import { type Schemas, staffCall } from '../api';
 import { ConfirmAction } from '../../layout/ConfirmAction';
+import { type Plan, type PlanBody, useSavePlan, useStaffPlans } from './queries';
 
-type Plan = Schemas['AdminPlanResponse'];
-type PlanBody = Schemas['UpsertPlanRequest'];
-
-const PLANS_KEY = ['staff', 'plans'] as const;
 /** The service's rule for plan names (PUT /admin/plans/{name}). */
 const PLAN_NAME = /^[a-z0-9_-]{1,32}$/;
 const CURRENCY = /^[A-Z]{3}$/;
@@ -59,10 +54,7 @@ const PLAN_FIELDS = [
 /** Every plan (staff guard), on sale or not; creating, editing, activating and deactivating. */
 export function StaffPlansPage() {
   const { t } = useI18n();
-  const plans = useQuery({
-    queryKey: PLANS_KEY,
-    queryFn: () => staffCall('GET', '/admin/plans'),
-  });
+  const plans = useStaffPlans();
   const [editing, setEditing] = useState<Plan | null>(null);
   const [creating, setCreating] = useState(false);
   // What the last change did, in words, beside the list (a toast would cover the console's tabs).
@@ -115,16 +107,6 @@ export function StaffPlansPage() {
       </Modal>
     </Stack>
   );
-}
-
-/** PUT /admin/plans/{name}: creates or replaces the plan, prices included. */
-function useSavePlan() {
-  const client = useQueryClient();
-  return useMutation({
-    mutationFn: ({ name, body }: { name: string; body: PlanBody }) =>
-      staffCall('PUT', '/admin/plans/{name}', { path: { name }, body }),
-    onSuccess: () => client.invalidateQueries({ queryKey: PLANS_KEY }),
-  });
 }
 
 function bodyOf(plan: Plan, active: boolean): PlanBody {

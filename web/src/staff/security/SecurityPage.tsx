@@ -10,21 +10,12 @@ import {
   TextInput,
   Title,
 } from '@mantine/core';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { QrCode } from '../../connect/ConnectPanel';
 import { useI18n } from '../../i18n/i18n';
-import { type Schemas, staffCall } from '../api';
-
-const STATUS_KEY = ['staff', 'totp'] as const;
-
-/** The signed-in staff account's second factor, and whether the operator requires one. */
-export function useSecondFactorStatus() {
-  return useQuery({
-    queryKey: STATUS_KEY,
-    queryFn: () => staffCall('GET', '/auth/totp'),
-  });
-}
+import type { Schemas } from '../api';
+import { secondFactorCalls, useRereadSecondFactor, useSecondFactorStatus } from './queries';
 
 /**
  * The signed-in staff account's second factor: set it up (a QR code for the authenticator app,
@@ -32,19 +23,18 @@ export function useSecondFactorStatus() {
  */
 export function SecurityPage() {
   const { t, errorText } = useI18n();
-  const queries = useQueryClient();
   const status = useSecondFactorStatus();
   const [setup, setSetup] = useState<Schemas['TotpSetupResponse'] | null>(null);
   const [code, setCode] = useState('');
   const [recovery, setRecovery] = useState<string[] | null>(null);
-  const refresh = () => queries.invalidateQueries({ queryKey: STATUS_KEY });
+  const refresh = useRereadSecondFactor();
 
   const start = useMutation({
-    mutationFn: () => staffCall('POST', '/auth/totp/setup'),
+    mutationFn: secondFactorCalls.setUp,
     onSuccess: (made) => setSetup(made),
   });
   const enable = useMutation({
-    mutationFn: () => staffCall('POST', '/auth/totp/enable', { body: { code } }),
+    mutationFn: () => secondFactorCalls.enable(code),
     onSuccess: (made) => {
       setRecovery(made.recovery_codes);
       setSetup(null);
@@ -53,7 +43,7 @@ export function SecurityPage() {
     },
   });
   const disable = useMutation({
-    mutationFn: () => staffCall('POST', '/auth/totp/disable', { body: { code } }),
+    mutationFn: () => secondFactorCalls.disable(code),
     onSuccess: () => {
       setCode('');
       setRecovery(null);

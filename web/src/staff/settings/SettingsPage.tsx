@@ -1,8 +1,7 @@
 import { Alert, Button, Card, Group, NumberInput, Stack, Text, Title } from '@mantine/core';
-import { useMutation } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { useI18n } from '../../i18n/i18n';
-import { staffCall } from '../api';
+import { useSaveDefaultTrafficLimit } from './queries';
 
 /** Limits are typed in GB of 1024³ bytes, as `bytes()` shows them. */
 const GB = 1024 ** 3;
@@ -16,12 +15,7 @@ export function SettingsPage() {
   const { t, bytes, errorText } = useI18n();
   const [limitGb, setLimitGb] = useState<number | string>('');
   const [problem, setProblem] = useState<string | null>(null);
-  const save = useMutation({
-    mutationFn: (defaultBytes: number) =>
-      staffCall('PATCH', '/admin/settings/traffic-limit', {
-        body: { default_bytes: defaultBytes },
-      }),
-  });
+  const save = useSaveDefaultTrafficLimit();
 
   function submit(event: FormEvent) {
     event.preventDefault();

@@ -4,7 +4,6 @@
  * /staff/tickets/<id>, where staff reply and close it.
  */
 import { Anchor, Badge, Group, NativeSelect, Stack, Text, Title } from '@mantine/core';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link, Route, Routes, useParams } from 'react-router';
 import { StatusBadge } from '../../account/AccountPage';
@@ -12,14 +11,12 @@ import { useI18n } from '../../i18n/i18n';
 import { DataTable } from '../../layout/DataTable';
 import { Failed, Loading } from '../../layout/Loading';
 import { MessageList, ReplyForm } from '../../support/TicketThread';
-import { type Schemas, staffCall, useCursorList } from '../api';
+import type { Schemas } from '../api';
 import { ConfirmAction } from '../../layout/ConfirmAction';
 import { CursorMore, NoWrap, RefreshList } from '../shared/ListControls';
+import { useCloseTicket, useReplyToTicket, useTicketQueue, useTicketThread } from './queries';
 
 type Ticket = Schemas['TicketResponse'];
-
-const TICKETS_KEY = ['staff', 'tickets'] as const;
-const threadKey = (id: string) => [...TICKETS_KEY, 'thread', id] as const;
 
 export function TicketsPage() {
   return (
@@ -33,7 +30,7 @@ export function TicketsPage() {
 function TicketQueue() {
   const { t, date } = useI18n();
   const [status, setStatus] = useState<Ticket['status']>('open');
-  const list = useCursorList([...TICKETS_KEY, 'queue'], '/admin/tickets', { status });
+  const list = useTicketQueue({ status });
   const tickets = list.data?.pages.flatMap((page) => page.items) ?? [];
 
   return (
@@ -111,16 +108,9 @@ function TicketState({ ticket }: { ticket: Ticket }) {
 function TicketThread() {
   const { t, date } = useI18n();
   const { id = '' } = useParams();
-  const client = useQueryClient();
-  const thread = useQuery({
-    queryKey: threadKey(id),
-    queryFn: () => staffCall('GET', '/admin/tickets/{id}', { path: { id } }),
-  });
-  const reply = useMutation({
-    mutationFn: (text: string) =>
-      staffCall('POST', '/admin/tickets/{id}/messages', { path: { id }, body: { body: text } }),
-    onSettled: () => client.invalidateQueries({ queryKey: TICKETS_KEY }),
-  });
+  const thread = useTicketThread(id);
+  const reply = useReplyToTicket(id);
+  const close = useCloseTicket(id);
 
   const back = (
     <Anchor component={Link} to="/staff/tickets">
@@ -137,14 +127,6 @@ function TicketThread() {
     );
   }
   const { ticket, messages } = thread.data;
-
-  async function close() {
-    try {
-      await staffCall('POST', '/admin/tickets/{id}/close', { path: { id } });
-    } finally {
-      await client.invalidateQueries({ queryKey: TICKETS_KEY });
-    }
-  }
 
   return (
     <Stack maw={760}>

@@ -16,43 +16,18 @@ import {
   TextInput,
   Title,
 } from '@mantine/core';
-import { useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { Link } from 'react-router';
 import { useMe } from '../../api/hooks';
 import { useI18n } from '../../i18n/i18n';
 import { access } from '../access';
-import { type Schemas, staffCall } from '../api';
-import { NewPasswordInput, type StaffUser, USERS_KEY } from './accounts';
-
-type Kind = 'moderator' | 'support' | 'partner';
-
-/**
- * Creates an account of a kind by its own route; moderators and support only the owner may
- * create. A partner also gets its commission and, when given, its partner code.
- */
-function createAccount(
-  kind: Kind,
-  account: Schemas['CreateStaffRequest'],
-  partner: { commission: number; code: string },
-) {
-  if (kind === 'partner') {
-    return staffCall('POST', '/admin/partners', {
-      body: {
-        ...account,
-        commission_percent: partner.commission,
-        ...(partner.code !== '' ? { partner_code: partner.code } : {}),
-      },
-    });
-  }
-  const route = kind === 'moderator' ? '/admin/moderators' : '/admin/support';
-  return staffCall('POST', route, { body: account });
-}
+import { NewPasswordInput } from './accounts';
+import { type StaffKind as Kind, type StaffUser, useCreateAccount } from './queries';
 
 export function CreateStaff() {
   const { t, errorText } = useI18n();
   const me = useMe().data;
-  const queryClient = useQueryClient();
+  const create = useCreateAccount();
   const kinds: Kind[] = me && access.owner(me) ? ['moderator', 'support', 'partner'] : ['partner'];
   const [kind, setKind] = useState<Kind>(kinds[0]);
   const [username, setUsername] = useState('');
@@ -70,16 +45,15 @@ export function CreateStaff() {
     setCreated(null);
     try {
       // The commission field is required: the form is not sent while it is empty.
-      const user = await createAccount(
+      const user = await create.mutateAsync({
         kind,
-        { username: username.trim(), password },
-        { commission: Number(commission), code: partnerCode.trim() },
-      );
+        account: { username: username.trim(), password },
+        partner: { commission: Number(commission), code: partnerCode.trim() },
+      });
       setCreated(user);
       setUsername('');
       setPassword('');
       setPartnerCode('');
-      await queryClient.invalidateQueries({ queryKey: USERS_KEY });
     } catch (failure) {
       setError(errorText(failure));
     } finally {

@@ -1,25 +1,14 @@
 /** A user's devices on their console page, each removable with a reason (audited by the service). */
 import { Badge, Card, Stack, Text, Textarea, Title } from '@mantine/core';
-import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useI18n } from '../../i18n/i18n';
 import { ConfirmAction } from '../../layout/ConfirmAction';
 import { DataTable } from '../../layout/DataTable';
 import { Failed, Loading } from '../../layout/Loading';
-import { type Schemas, staffCall } from '../api';
-import { USERS_KEY } from './accounts';
+import type { Schemas } from '../api';
+import { removeUserDevice, useRereadUserDevices, useUserDevices } from './queries';
 
 type Device = Schemas['DeviceResponse'];
-
-const devicesKey = (userId: string) => [...USERS_KEY, 'devices', userId] as const;
-
-/** `GET /admin/users/{id}/devices`. */
-function useUserDevices(userId: string) {
-  return useQuery({
-    queryKey: devicesKey(userId),
-    queryFn: () => staffCall('GET', '/admin/users/{id}/devices', { path: { id: userId } }),
-  });
-}
 
 /**
  * The devices section. Removal is refused (403) on the staff member's own account and on other
@@ -28,9 +17,8 @@ function useUserDevices(userId: string) {
 export function UserDevices({ userId, account }: { userId: string; account: string }) {
   const { t, bytes, dateTime } = useI18n();
   const devices = useUserDevices(userId);
-  const queryClient = useQueryClient();
   const [reason, setReason] = useState('');
-  const refresh = () => queryClient.invalidateQueries({ queryKey: devicesKey(userId) });
+  const refresh = useRereadUserDevices(userId);
 
   return (
     <Card withBorder component="section" role="region" aria-labelledby="user-devices">
@@ -96,10 +84,7 @@ export function UserDevices({ userId, account }: { userId: string; account: stri
                     account,
                   })}
                   action={async () => {
-                    await staffCall('DELETE', '/admin/users/{id}/devices/{device_id}', {
-                      path: { id: userId, device_id: device.id },
-                      body: { reason },
-                    });
+                    await removeUserDevice(userId, device.id, reason);
                     setReason('');
                   }}
                   onClosed={refresh}

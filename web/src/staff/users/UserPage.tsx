@@ -19,7 +19,6 @@ import {
   Title,
   Alert,
 } from '@mantine/core';
-import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, type ReactNode, useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { useMe } from '../../api/hooks';
@@ -28,16 +27,12 @@ import { DataTable } from '../../layout/DataTable';
 import { Failed, Loading } from '../../layout/Loading';
 import { useNotify } from '../../layout/notify';
 import { access } from '../access';
-import { staffCall, useCursorList } from '../api';
 import { ConfirmAction } from '../../layout/ConfirmAction';
 import { CursorMore } from '../shared/ListControls';
-import {
-  BlockedBadge,
-  NewPasswordInput,
-  type StaffUser,
-  USERS_KEY,
-  useAccountName,
-} from './accounts';
+import { useInvoiceList } from '../payments/queries';
+import { useTicketQueue } from '../tickets/queries';
+import { BlockedBadge, NewPasswordInput, useAccountName } from './accounts';
+import { type StaffUser, type UserChange, userActions, useUser, useUserChange } from './queries';
 import { UserDevices } from './UserDevices';
 
 const GIB = 1024 ** 3;
@@ -46,10 +41,7 @@ export function UserPage() {
   const { t } = useI18n();
   const { id = '' } = useParams();
   const accountName = useAccountName();
-  const user = useQuery({
-    queryKey: [...USERS_KEY, 'one', id],
-    queryFn: () => staffCall('GET', '/admin/users/{id}', { path: { id } }),
-  });
+  const user = useUser(id);
 
   return (
     <Stack>
@@ -171,9 +163,7 @@ function SubscriptionFacts({ user }: { user: StaffUser }) {
 
 function Invoices({ userId }: { userId: string }) {
   const { t, date, money } = useI18n();
-  const invoices = useCursorList([...USERS_KEY, 'invoices', userId], '/admin/invoices', {
-    user_id: userId,
-  });
+  const invoices = useInvoiceList({ user_id: userId });
   const items = invoices.data?.pages.flatMap((page) => page.items) ?? [];
   return (
     <Section id="user-invoices" title={t('console.users.invoices')}>
@@ -208,10 +198,7 @@ function Invoices({ userId }: { userId: string }) {
 function Tickets({ userId }: { userId: string }) {
   const { t, date } = useI18n();
   const [status, setStatus] = useState<'open' | 'closed'>('open');
-  const tickets = useCursorList([...USERS_KEY, 'tickets', userId], '/admin/tickets', {
-    user_id: userId,
-    status,
-  });
+  const tickets = useTicketQueue({ user_id: userId, status });
   const items = tickets.data?.pages.flatMap((page) => page.items) ?? [];
   return (
     <Section id="user-tickets" title={t('console.users.tickets')}>
@@ -252,26 +239,16 @@ function Tickets({ userId }: { userId: string }) {
   );
 }
 
-/** A call that answers the account as it now stands: the page shows that at once. */
-function useUserChange(user: StaffUser) {
-  const queryClient = useQueryClient();
-  return async (call: () => Promise<StaffUser | void>) => {
-    const changed = await call();
-    if (changed) queryClient.setQueryData([...USERS_KEY, 'one', user.id], changed);
-    await queryClient.invalidateQueries({ queryKey: USERS_KEY });
-  };
-}
-
 function UserActions({ user }: { user: StaffUser }) {
   const { t } = useI18n();
   const me = useMe().data;
   const isOwner = me ? access.owner(me) : false;
   const isStaffAccount = user.role !== null;
   const name = useAccountName()(user);
-  const change = useUserChange(user);
+  const change = useUserChange(user.id);
+  const actions = userActions(user.id);
   const [resetReason, setResetReason] = useState('');
   const [blockReason, setBlockReason] = useState('');
-  const path = { id: user.id };
 
   // Staff accounts are the owner's to block; the owner's own account is nobody's.
   const mayBlock = (!isStaffAccount || isOwner) && user.role !== 'owner';
@@ -286,12 +263,7 @@ function UserActions({ user }: { user: StaffUser }) {
             label={t('console.users.resetTraffic')}
             question={t('console.users.resetQuestion', { name })}
             action={async () => {
-              await change(() =>
-                staffCall('POST', '/admin/users/{id}/traffic/reset', {
-                  path,
-                  body: { reason: resetReason },
-                }),
-              );
+              await change(() => actions.resetTraffic(resetReason));
               setResetReason('');
             }}
           >
@@ -302,12 +274,7 @@ function UserActions({ user }: { user: StaffUser }) {
               label={t('console.users.block')}
               question={t('console.users.blockQuestion', { name })}
               action={async () => {
-                await change(() =>
-                  staffCall('POST', '/admin/users/{id}/block', {
-                    path,
-                    body: { reason: blockReason },
-                  }),
-                );
+                await change(() => actions.block(blockReason));
                 setBlockReason('');
               }}
             >
@@ -319,7 +286,7 @@ function UserActions({ user }: { user: StaffUser }) {
               color="blue"
               label={t('console.users.unblock')}
               question={t('console.users.unblockQuestion', { name })}
-              action={() => change(() => staffCall('POST', '/admin/users/{id}/unblock', { path }))}
+              action={() => change(actions.unblock)}
             />
           )}
         </Group>
@@ -329,8 +296,6 @@ function UserActions({ user }: { user: StaffUser }) {
     </Section>
   );
 }
-
-type Change = ReturnType<typeof useUserChange>;
 
 function ReasonField({ value, onChange }: { value: string; onChange: (v: string) => void }) {
   const { t } = useI18n();
@@ -349,7 +314,7 @@ function ReasonField({ value, onChange }: { value: string; onChange: (v: string)
 }
 
 /** Adds days to the subscription (or takes them away), with the reason kept in the audit log. */
-function MoveSubscription({ user, change }: { user: StaffUser; change: Change }) {
+function MoveSubscription({ user, change }: { user: StaffUser; change: UserChange }) {
   const { t, errorText } = useI18n();
   const [days, setDays] = useState<string | number>(30);
   const [planName, setPlanName] = useState('');
@@ -364,13 +329,10 @@ function MoveSubscription({ user, change }: { user: StaffUser; change: Change })
     setError(null);
     try {
       await change(() =>
-        staffCall('POST', '/admin/users/{id}/subscription', {
-          path: { id: user.id },
-          body: {
-            days: Number(days),
-            reason,
-            ...(!running && planName.trim() !== '' ? { plan_name: planName.trim() } : {}),
-          },
+        userActions(user.id).moveSubscription({
+          days: Number(days),
+          reason,
+          ...(!running && planName.trim() !== '' ? { plan_name: planName.trim() } : {}),
         }),
       );
       setReason('');
@@ -423,7 +385,7 @@ function MoveSubscription({ user, change }: { user: StaffUser; change: Change })
 }
 
 /** The account's own traffic limit in GB, or back to the default one. */
-function TrafficLimit({ user, change }: { user: StaffUser; change: Change }) {
+function TrafficLimit({ user, change }: { user: StaffUser; change: UserChange }) {
   const { t, errorText } = useI18n();
   const [gigabytes, setGigabytes] = useState<string | number>('');
   const [busy, setBusy] = useState(false);
@@ -433,12 +395,7 @@ function TrafficLimit({ user, change }: { user: StaffUser; change: Change }) {
     setBusy(true);
     setError(null);
     try {
-      await change(() =>
-        staffCall('PATCH', '/admin/users/{id}/traffic-limit', {
-          path: { id: user.id },
-          body: { traffic_limit_bytes: limit },
-        }),
-      );
+      await change(() => userActions(user.id).setTrafficLimit(limit));
       setGigabytes('');
     } catch (failure) {
       setError(errorText(failure));
@@ -485,7 +442,7 @@ function TrafficLimit({ user, change }: { user: StaffUser; change: Change }) {
 }
 
 /** Whether a moderator may manage nodes (the owner's to say). */
-function NodeAccess({ user, change }: { user: StaffUser; change: Change }) {
+function NodeAccess({ user, change }: { user: StaffUser; change: UserChange }) {
   const { t, errorText } = useI18n();
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
@@ -494,12 +451,7 @@ function NodeAccess({ user, change }: { user: StaffUser; change: Change }) {
     setBusy(true);
     setError(null);
     try {
-      await change(() =>
-        staffCall('PATCH', '/admin/users/{id}/node-access', {
-          path: { id: user.id },
-          body: { can_manage_nodes: next },
-        }),
-      );
+      await change(() => userActions(user.id).setNodeAccess(next));
     } catch (failure) {
       setError(errorText(failure));
     } finally {
@@ -535,10 +487,7 @@ function StaffPassword({ user, name }: { user: StaffUser; name: string }) {
         label={t('console.users.setPassword')}
         question={t('console.users.passwordQuestion', { name })}
         action={async () => {
-          await staffCall('POST', '/admin/users/{id}/password', {
-            path: { id: user.id },
-            body: { password },
-          });
+          await userActions(user.id).setPassword(password);
           setPassword('');
           notify(t('console.users.passwordSet', { name }), 'green');
         }}

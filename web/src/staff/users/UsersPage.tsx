@@ -19,11 +19,11 @@ import { Link, Route, Routes, useSearchParams } from 'react-router';
 import { useI18n } from '../../i18n/i18n';
 import { DataTable } from '../../layout/DataTable';
 import { Failed, Loading } from '../../layout/Loading';
-import { useCursorList } from '../api';
 import { CursorMore } from '../shared/ListControls';
-import { BlockedBadge, USERS_KEY, useAccountName } from './accounts';
+import { BlockedBadge, useAccountName } from './accounts';
 import { CreateStaff } from './CreateStaff';
 import { UserPage } from './UserPage';
+import { useUserList } from './queries';
 
 const ROLE_FILTERS = ['', 'none', 'owner', 'moderator', 'partner', 'support'] as const;
 type RoleFilter = (typeof ROLE_FILTERS)[number];
@@ -88,7 +88,7 @@ function UsersList() {
 function UserResults({ search }: { search: { q?: string; role?: Exclude<RoleFilter, ''> } }) {
   const { t, date, bytes } = useI18n();
   const accountName = useAccountName();
-  const users = useCursorList([...USERS_KEY, 'list'], '/admin/users', search);
+  const users = useUserList(search);
   const items = users.data?.pages.flatMap((page) => page.items) ?? [];
 
   return (

@@ -1,13 +1,8 @@
-/** What the Users pages share: the account's shape, the query keys, how an account is named. */
+/** What the Users pages share: how an account is named, its blocked state, a new password. */
 import { Badge, PasswordInput } from '@mantine/core';
 import { useCallback } from 'react';
 import { useI18n } from '../../i18n/i18n';
-import type { Schemas } from '../api';
-
-export type StaffUser = Schemas['UserResponse'];
-
-/** The query keys of this area: every list and page of users starts with this. */
-export const USERS_KEY = ['staff', 'users'] as const;
+import type { StaffUser } from './queries';
 
 /**
  * How the console names an account in lists, headings and confirmations: staff by username,

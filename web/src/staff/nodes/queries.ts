@@ -17,8 +17,11 @@ export const LIST_REFRESH_MS = 5_000;
 const PROVISIONING_REFRESH_MS = 1_000;
 const NODE_REFRESH_MS = 5_000;
 
-const LIST_KEY = ['staff', 'nodes'] as const;
-const nodeKey = (id: string) => ['staff', 'node', id] as const;
+export const nodeKeys = {
+  list: ['staff', 'nodes'] as const,
+  detail: (id: string) => ['staff', 'node', id] as const,
+  traffic: (id: string, days: number) => [...nodeKeys.detail(id), 'traffic', days] as const,
+};
 
 /**
  * The nodes, oldest first, a page at a time. Like `useCursorList`, with a refresh of the pages
@@ -26,7 +29,7 @@ const nodeKey = (id: string) => ['staff', 'node', id] as const;
  */
 export function useNodeList() {
   return useInfiniteQuery({
-    queryKey: LIST_KEY,
+    queryKey: nodeKeys.list,
     queryFn: ({ pageParam }) => staffCall('GET', '/admin/nodes', { query: { cursor: pageParam } }),
     initialPageParam: undefined as string | undefined,
     getNextPageParam: (last) => last.next_cursor ?? undefined,
@@ -37,7 +40,7 @@ export function useNodeList() {
 /** One node; asked every second while it is being provisioned. */
 export function useNode(id: string) {
   return useQuery({
-    queryKey: nodeKey(id),
+    queryKey: nodeKeys.detail(id),
     queryFn: () => staffCall('GET', '/admin/nodes/{id}', { path: { id } }),
     refetchInterval: (query) =>
       query.state.data?.provision_state === 'provisioning'
@@ -48,7 +51,7 @@ export function useNode(id: string) {
 
 export function useNodeTraffic(id: string, days: number) {
   return useQuery({
-    queryKey: [...nodeKey(id), 'traffic', days],
+    queryKey: nodeKeys.traffic(id, days),
     queryFn: () => staffCall('GET', '/admin/nodes/{id}/traffic', { path: { id }, query: { days } }),
     refetchInterval: 60_000,
   });
@@ -59,8 +62,8 @@ export function useCreateNode() {
   return useMutation({
     mutationFn: (body: CreateNode) => staffCall('POST', '/admin/nodes', { body }),
     onSuccess: (node) => {
-      client.setQueryData(nodeKey(node.id), node);
-      return client.invalidateQueries({ queryKey: LIST_KEY });
+      client.setQueryData(nodeKeys.detail(node.id), node);
+      return client.invalidateQueries({ queryKey: nodeKeys.list });
     },
   });
 }
@@ -71,8 +74,8 @@ export function useUpdateNode(id: string) {
     mutationFn: (body: UpdateNode) =>
       staffCall('PATCH', '/admin/nodes/{id}', { path: { id }, body }),
     onSuccess: (node) => {
-      client.setQueryData(nodeKey(id), node);
-      return client.invalidateQueries({ queryKey: LIST_KEY });
+      client.setQueryData(nodeKeys.detail(id), node);
+      return client.invalidateQueries({ queryKey: nodeKeys.list });
     },
   });
 }
@@ -83,7 +86,7 @@ export function useProvisionNode(id: string) {
   return useMutation({
     mutationFn: () => staffCall('POST', '/admin/nodes/{id}/provision', { path: { id } }),
     onSuccess: (accepted) => {
-      client.setQueryData<Node>(nodeKey(id), (node) =>
+      client.setQueryData<Node>(nodeKeys.detail(id), (node) =>
         node ? { ...node, provision_state: accepted.provision_state, last_error: null } : node,
       );
       return client.invalidateQueries({ queryKey: ['staff'] as const });
@@ -96,7 +99,7 @@ export function useRestartNode(id: string) {
   const client = useQueryClient();
   return useMutation({
     mutationFn: () => staffCall('POST', '/admin/nodes/{id}/restart', { path: { id } }),
-    onSuccess: () => client.invalidateQueries({ queryKey: nodeKey(id) }),
+    onSuccess: () => client.invalidateQueries({ queryKey: nodeKeys.detail(id) }),
   });
 }
 
@@ -105,8 +108,8 @@ export function useDeleteNode(id: string) {
   return useMutation({
     mutationFn: () => staffCall('DELETE', '/admin/nodes/{id}', { path: { id } }),
     onSuccess: () => {
-      client.removeQueries({ queryKey: nodeKey(id) });
-      return client.invalidateQueries({ queryKey: LIST_KEY });
+      client.removeQueries({ queryKey: nodeKeys.detail(id) });
+      return client.invalidateQueries({ queryKey: nodeKeys.list });
     },
   });
 }
