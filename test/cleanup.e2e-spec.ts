@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { CleanupJob } from '../src/scheduler/cleanup.job';
+import { AuthCleanupJob } from '../src/auth/auth.jobs';
+import { GameCleanupJob } from '../src/game/game.jobs';
 import { startTestApp, TRUSTED_ORIGIN, type TestApp } from './harness/app';
 import { newUser } from './harness/factories';
 
@@ -47,8 +48,8 @@ describe('clean-up of expired rows', () => {
       );
     }
 
-    const deleted = await t.app.get(CleanupJob).run();
-    expect(deleted).toMatchObject({
+    const deleted = await t.app.get(AuthCleanupJob).run();
+    expect(deleted).toEqual({
       refresh_sessions: 12_000,
       login_codes: 3,
       bootstrap_tokens: 3,
@@ -87,8 +88,7 @@ describe('clean-up of expired rows', () => {
       (await t.http().get('/api/v1/game/leaderboard').expect(200)).body as unknown[];
     const before = await leaderboard();
 
-    const deleted = await t.app.get(CleanupJob).run();
-    expect(deleted.game_rounds).toBe(10);
+    expect(await t.app.get(GameCleanupJob).run()).toBe(10);
     for (const [i, p] of players.entries()) {
       const left = await q<{ score: number | null; old: boolean }>(
         `SELECT score, finished_at < now() - interval '1 day' AS old

@@ -9,6 +9,7 @@ import { SecretBox, secretBoxFactory } from '../common/secret-box';
 import { SETTINGS } from '../config/settings.module';
 import { UsersModule } from '../users/users.module';
 import { AuthController } from './auth.controller';
+import { AuthCleanupJob } from './auth.jobs';
 import { AuthRepository } from './auth.repository';
 import { AuthService } from './auth.service';
 import { JwtStrategy } from './jwt.strategy';
@@ -28,6 +29,7 @@ import { TotpService } from './totp.service';
   controllers: [AuthController, TotpController],
   providers: [
     AuthRepository,
+    AuthCleanupJob,
     AuthService,
     SessionsService,
     StaffDevices,

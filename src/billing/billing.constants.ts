@@ -10,12 +10,6 @@ export const INVOICE_REUSE_MIN_LEFT_MINUTES = 60;
 /** A payment for an expired invoice is still credited this many days after the invoice was made. */
 export const LATE_PAYMENT_DAYS = 7;
 
-/** The name of the reconciliation interval in the scheduler registry. */
-export const RECONCILE_INTERVAL = 'billing.reconcile';
-
-/** The PostgreSQL advisory lock that keeps reconciliation to one instance at a time. */
-export const RECONCILE_LOCK_KEY = 7_000_001;
-
 /** The PostgreSQL advisory lock under which one instance at a time reads the TON wallet. */
 export const TON_SCAN_LOCK_KEY = 7_000_002;
 

@@ -3,7 +3,7 @@ import { AppError } from '../common/errors';
 import { AdvisoryLocks } from '../database/advisory-lock';
 import { JOBS } from '../scheduler/intervals';
 import { JobRunner } from '../scheduler/job-runner.service';
-import { LATE_PAYMENT_DAYS, RECONCILE_LOCK_KEY } from './billing.constants';
+import { LATE_PAYMENT_DAYS } from './billing.constants';
 import { BillingRepository } from './billing.repository';
 import { ConfirmationService } from './confirmation.service';
 import { PaymentProviders } from './providers/payment-provider';
@@ -42,7 +42,7 @@ export class ReconciliationService implements OnModuleInit {
 
   /** A run now (tests, operators), unless one is going on somewhere; `ran: false` then. */
   async reconcile(): Promise<ReconcileReport> {
-    const report = await this.locks.tryWithLock(RECONCILE_LOCK_KEY, () => this.run());
+    const report = await this.locks.tryWithLock(JOBS.reconcile.lockKey, () => this.run());
     return report ?? { ran: false, expired: 0, confirmed: 0, failedProviders: [] };
   }
 

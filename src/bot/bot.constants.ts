@@ -1,6 +1,3 @@
-/** The names of the bot's jobs in the scheduler registry, and their advisory locks. */
-export const REMINDERS_INTERVAL = 'bot.reminders';
-export const REMINDERS_LOCK_KEY = 7_000_101;
 /** Only one instance long-polls Telegram (two would take each other's updates). */
 export const POLLING_LOCK_KEY = 7_000_102;
 

@@ -6,12 +6,7 @@ import { SETTINGS } from '../config/settings.module';
 import { AdvisoryLocks } from '../database/advisory-lock';
 import { JOBS } from '../scheduler/intervals';
 import { JobRunner } from '../scheduler/job-runner.service';
-import {
-  ENDED_REMINDER_DAYS,
-  REMINDERS_BATCH,
-  REMINDERS_LOCK_KEY,
-  TRAFFIC_WARNING_HOURS,
-} from './bot.constants';
+import { ENDED_REMINDER_DAYS, REMINDERS_BATCH, TRAFFIC_WARNING_HOURS } from './bot.constants';
 import { BotRepository, type DueReminder } from './bot.repository';
 import { CALLBACK } from './callback-data';
 import { formatTime, pickLocale } from './i18n';
@@ -93,7 +88,7 @@ export class RemindersService implements OnModuleInit {
   async run(): Promise<RemindersReport> {
     const idle = { ran: false, sent: 0, unreachable: 0, failed: 0 };
     if (!this.bot.api) return idle;
-    return (await this.locks.tryWithLock(REMINDERS_LOCK_KEY, () => this.sendDue())) ?? idle;
+    return (await this.locks.tryWithLock(JOBS.botReminders.lockKey, () => this.sendDue())) ?? idle;
   }
 
   /** `signal`: the job's time bound; a run past it stops between reminders. */

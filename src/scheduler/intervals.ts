@@ -1,5 +1,3 @@
-import { RECONCILE_INTERVAL, RECONCILE_LOCK_KEY } from '../billing/billing.constants';
-import { REMINDERS_INTERVAL, REMINDERS_LOCK_KEY } from '../bot/bot.constants';
 import type { Settings } from '../config/settings';
 
 /** A periodic job: its name (in metrics and `job_runs`), its lock, its period and its time bound. */
@@ -24,9 +22,10 @@ export interface JobSchedule {
  * the first instance to tick in a period claims it in `job_runs` under the job's lock.
  */
 export const JOBS = {
+  /** Stale invoices expired and payments looked up (`src/billing/reconciliation.service.ts`). */
   reconcile: {
-    name: RECONCILE_INTERVAL,
-    lockKey: RECONCILE_LOCK_KEY,
+    name: 'billing.reconcile',
+    lockKey: 7_000_001,
     intervalS: (s) => s.reconcileIntervalS,
     timeoutMs: 120_000,
   },
@@ -48,6 +47,20 @@ export const JOBS = {
   devicesCleanup: {
     name: 'devices.cleanup',
     lockKey: 7_000_012,
+    intervalS: (s) => s.cleanupIntervalS,
+    timeoutMs: 60_000,
+  },
+  /** Expired login codes, bootstrap tokens and refresh sessions (`src/auth/auth.jobs.ts`). */
+  authCleanup: {
+    name: 'auth.cleanup',
+    lockKey: 7_000_013,
+    intervalS: (s) => s.cleanupIntervalS,
+    timeoutMs: 60_000,
+  },
+  /** Game rounds the leaderboard no longer needs (`src/game/game.jobs.ts`). */
+  gameCleanup: {
+    name: 'game.cleanup',
+    lockKey: 7_000_014,
     intervalS: (s) => s.cleanupIntervalS,
     timeoutMs: 60_000,
   },
@@ -83,9 +96,10 @@ export const JOBS = {
     intervalS: (s) => s.trafficResetIntervalS,
     timeoutMs: 120_000,
   },
+  /** The bot's subscription reminders (`src/bot/reminders.service.ts`). */
   botReminders: {
-    name: REMINDERS_INTERVAL,
-    lockKey: REMINDERS_LOCK_KEY,
+    name: 'bot.reminders',
+    lockKey: 7_000_101,
     intervalS: (s) => s.botReminderIntervalS,
     timeoutMs: 120_000,
   },

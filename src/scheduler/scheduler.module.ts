@@ -1,7 +1,5 @@
 import { Global, Module } from '@nestjs/common';
-import { AuthRepository } from '../auth/auth.repository';
 import { ThrottlingModule } from '../common/throttling/throttling.module';
-import { GameRepository } from '../game/game.repository';
 import { CleanupJob } from './cleanup.job';
 import { JobRunner } from './job-runner.service';
 import { JobRunsRepository } from './job-runs.repository';
@@ -10,8 +8,7 @@ import { JobRunsRepository } from './job-runs.repository';
 @Global()
 @Module({
   imports: [ThrottlingModule],
-  // The clean-up deletes through each table's owning repository.
-  providers: [JobRunsRepository, JobRunner, CleanupJob, AuthRepository, GameRepository],
+  providers: [JobRunsRepository, JobRunner, CleanupJob],
   exports: [JobRunner],
 })
 export class SchedulerModule {}
