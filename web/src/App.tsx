@@ -7,8 +7,11 @@ import { SignInPage, TelegramReturn } from './auth/SignInPage';
 import { useBootstrapExchange } from './auth/bootstrap';
 import { SubscriptionPage } from './connect/SubscriptionPage';
 import { GamePage } from './game/GamePage';
+import type { MessageKey } from './i18n/en';
 import { Loading } from './layout/Loading';
+import { NotFoundPage } from './layout/NotFoundPage';
 import { Shell } from './layout/Shell';
+import { Titled } from './layout/title';
 import { PlansPage } from './plans/PlansPage';
 import { SupportPage, TicketPage } from './support/SupportPage';
 import { useRememberedPartner } from './syndicate/partner-link';
@@ -32,33 +35,35 @@ export function App() {
   useRememberedPartner();
   if (exchanging) return <Loading />;
 
-  const user = (page: ReactNode) => <RequireUser>{page}</RequireUser>;
+  const user = (content: ReactNode) => <RequireUser>{content}</RequireUser>;
+  const page = (title: MessageKey, content: ReactNode) => <Titled title={title}>{content}</Titled>;
   return (
     <Routes>
       {/* A subscription link opened in a browser: no session, so none of the app's chrome. */}
-      <Route path="/sub/:token" element={<SubscriptionPage />} />
+      <Route path="/sub/:token" element={page('sub.title', <SubscriptionPage />)} />
       <Route
         path="*"
         element={
           <Shell>
             <Routes>
-              <Route path="/" element={<SignInPage />} />
-              <Route path="/telegram-login" element={<TelegramReturn />} />
-              <Route path="/account" element={user(<AccountPage />)} />
-              <Route path="/plans" element={<PlansPage />} />
-              <Route path="/syndicate" element={user(<SyndicatePage />)} />
-              <Route path="/support" element={user(<SupportPage />)} />
-              <Route path="/support/:id" element={user(<TicketPage />)} />
-              <Route path="/game" element={user(<GamePage />)} />
+              <Route path="/" element={page('signIn.title', <SignInPage />)} />
+              <Route path="/telegram-login" element={page('signIn.title', <TelegramReturn />)} />
+              <Route path="/account" element={page('account.title', user(<AccountPage />))} />
+              <Route path="/plans" element={page('plans.title', <PlansPage />)} />
+              <Route path="/syndicate" element={page('syndicate.title', user(<SyndicatePage />))} />
+              <Route path="/support" element={page('support.title', user(<SupportPage />))} />
+              <Route path="/support/:id" element={page('support.title', user(<TicketPage />))} />
+              <Route path="/game" element={page('game.title', user(<GamePage />))} />
               <Route
                 path="/staff/*"
-                element={
+                element={page(
+                  'staff.title',
                   <Suspense fallback={<Loading />}>
                     <StaffArea />
-                  </Suspense>
-                }
+                  </Suspense>,
+                )}
               />
-              <Route path="*" element={<Navigate to="/" replace />} />
+              <Route path="*" element={page('notFound.title', <NotFoundPage />)} />
             </Routes>
           </Shell>
         }

@@ -163,9 +163,16 @@ function PartnerCard({ user }: { user: User }) {
   if (user.role === 'partner') return null;
   function submit(event: FormEvent) {
     event.preventDefault();
+    // Optional: an empty field sends nothing (the button is disabled then).
+    if (!code.trim()) return;
     attach.mutate(
       { partner_code: code.trim() },
-      { onSuccess: () => notify(t('account.partnerAttached')) },
+      {
+        onSuccess: () => {
+          setCode('');
+          notify(t('account.partnerAttached'));
+        },
+      },
     );
   }
   return (
@@ -181,10 +188,14 @@ function PartnerCard({ user }: { user: User }) {
               description={t('account.partnerHint')}
               value={code}
               onChange={(e) => setCode(e.currentTarget.value)}
-              required
               maxLength={64}
             />
-            <Button type="submit" variant="light" loading={attach.isPending}>
+            <Button
+              type="submit"
+              variant="light"
+              loading={attach.isPending}
+              disabled={!code.trim()}
+            >
               {t('account.partnerAttach')}
             </Button>
           </Group>

@@ -1,5 +1,5 @@
 import { QueryClient } from '@tanstack/react-query';
-import { ApiError, createClient } from '../../../client/src/index';
+import { ApiError, createClient, REFRESH_GENERATION_KEY } from '../../../client/src/index';
 import type { User } from '../../../client/src/index';
 import { landingAfterFailedRefresh } from './landing';
 
@@ -34,11 +34,40 @@ export const api = createClient({
 /** The query key of the signed-in account (`null` when nobody is signed in). */
 export const ME_KEY = ['me'] as const;
 
+/** The count of cookie renewals (`REFRESH_GENERATION_KEY`) at which nobody was signed in. */
+const SIGNED_OUT_AT_KEY = 'vpn-signed-out-generation';
+
+/**
+ * Whether this browser may hold a session, without asking the service: the session cookies are
+ * HttpOnly, and asking costs an anonymous visitor two 401s in the console on every page load. The
+ * client counts every sign-in and refresh in storage; a browser that never got cookies, or got none
+ * since it was last found signed out, has no session. Storage refused: maybe, so ask.
+ */
+export function mayHaveSession(): boolean {
+  try {
+    const renewals = localStorage.getItem(REFRESH_GENERATION_KEY);
+    return renewals !== null && renewals !== localStorage.getItem(SIGNED_OUT_AT_KEY);
+  } catch {
+    return true;
+  }
+}
+
+/** Notes that nobody is signed in as of the current count of renewals. */
+export function noteSignedOut(): void {
+  try {
+    const renewals = localStorage.getItem(REFRESH_GENERATION_KEY);
+    if (renewals !== null) localStorage.setItem(SIGNED_OUT_AT_KEY, renewals);
+  } catch {
+    // Storage refused: the next page load asks the service.
+  }
+}
+
 /**
  * After signing out or a failed refresh: nobody is signed in, and nothing of the last account's
  * data stays in memory. Pages watching the account see `null` at once.
  */
 export function forgetSession(): void {
+  noteSignedOut();
   queryClient.removeQueries({ predicate: (query) => query.queryKey[0] !== ME_KEY[0] });
   queryClient.setQueryData(ME_KEY, null);
 }

@@ -7,7 +7,7 @@ import type {
   User,
   WithdrawalRequest,
 } from './client';
-import { api, ME_KEY } from './client';
+import { api, mayHaveSession, ME_KEY, noteSignedOut } from './client';
 
 /** Query keys: one per resource, so a write invalidates exactly what it changed. */
 export const keys = {
@@ -60,10 +60,14 @@ export function useMe() {
   return useQuery({
     queryKey: keys.me,
     queryFn: async (): Promise<User | null> => {
+      if (!mayHaveSession()) return null;
       try {
         return await api.me();
       } catch (error) {
-        if (error instanceof Error && 'status' in error && error.status === 401) return null;
+        if (error instanceof Error && 'status' in error && error.status === 401) {
+          noteSignedOut();
+          return null;
+        }
         throw error;
       }
     },

@@ -19,6 +19,7 @@ import { api, rememberSignIn } from '../api/client';
 import { keys, useConfig, useMe } from '../api/hooks';
 import { Loading } from '../layout/Loading';
 import { useI18n } from '../i18n/i18n';
+import { afterSignIn, landingAfterSignIn } from './after-sign-in';
 
 /**
  * A new seed until its owner ticks "written down": kept in this tab's session storage only (never
@@ -55,7 +56,8 @@ export function SignInPage() {
   const [error, setError] = useState<string | null>(null);
 
   if (me.isPending) return <Loading />;
-  if (me.data && shownSeed === null) return <Navigate to="/account" replace />;
+  if (me.data && shownSeed === null) return <Navigate to={landingAfterSignIn()} replace />;
+  const buying = afterSignIn()?.plan;
 
   async function create() {
     setBusy('create');
@@ -78,7 +80,7 @@ export function SignInPage() {
     try {
       const session = await api.loginWithSeed({ seed: seed.trim() });
       await rememberSignIn(session.user);
-      await navigate('/account');
+      await navigate(landingAfterSignIn());
     } catch (failure) {
       setError(errorText(failure));
     } finally {
@@ -90,12 +92,17 @@ export function SignInPage() {
     keepSeed(null);
     setShownSeed(null);
     await queryClient.invalidateQueries({ queryKey: keys.me });
-    await navigate('/account');
+    await navigate(landingAfterSignIn());
   }
 
   return (
     <Stack maw={480} mx="auto">
       <Title order={1}>{t('signIn.title')}</Title>
+      {buying && (
+        <Alert color="blue" role="status">
+          {t('signIn.toBuy', { plan: buying })}
+        </Alert>
+      )}
       <Text>{t('signIn.intro')}</Text>
       {error && (
         <Alert color="red" role="alert">
@@ -229,7 +236,7 @@ export function TelegramReturn() {
     api
       .loginWithTelegram(fields as unknown as Parameters<typeof api.loginWithTelegram>[0])
       .then(({ user }) => rememberSignIn(user))
-      .then(() => navigate('/account', { replace: true }))
+      .then(() => navigate(landingAfterSignIn(), { replace: true }))
       .catch((failure: unknown) => setError(errorText(failure)));
   }, [navigate, queryClient, errorText]);
 

@@ -35,6 +35,7 @@ export const en = {
   'signIn.submit': 'Sign in with the seed',
   'signIn.telegram': 'Or sign in with Telegram',
   'signIn.telegramFailed': 'Telegram sign-in did not work',
+  'signIn.toBuy': 'Sign in or create an account to buy {plan}: you come back to it afterwards.',
   'signIn.bootstrap': 'Signing you in…',
   'seed.title': 'Your seed',
   'seed.once': 'This is the only time it is shown. Without it the account cannot be recovered.',
@@ -43,6 +44,10 @@ export const en = {
   'seed.copied': 'Copied',
   'seed.confirm': 'I have written it down',
   'seed.continue': 'Continue',
+
+  'notFound.title': 'Page not found',
+  'notFound.text': 'There is nothing at this address.',
+  'notFound.home': 'Go to the home page',
 
   'account.title': 'Account',
   'account.subscription': 'Subscription',

@@ -33,6 +33,7 @@ export const ru: Record<MessageKey, string> = {
   'signIn.submit': 'Войти по сиду',
   'signIn.telegram': 'Или войдите через Telegram',
   'signIn.telegramFailed': 'Вход через Telegram не удался',
+  'signIn.toBuy': 'Войдите или создайте аккаунт, чтобы купить {plan}: потом вы вернётесь к тарифу.',
   'signIn.bootstrap': 'Выполняем вход…',
   'seed.title': 'Ваш сид',
   'seed.once': 'Она показывается только сейчас. Без неё аккаунт не восстановить.',
@@ -41,6 +42,10 @@ export const ru: Record<MessageKey, string> = {
   'seed.copied': 'Скопировано',
   'seed.confirm': 'Я записал(а) её',
   'seed.continue': 'Продолжить',
+
+  'notFound.title': 'Страница не найдена',
+  'notFound.text': 'По этому адресу ничего нет.',
+  'notFound.home': 'На главную',
 
   'account.title': 'Аккаунт',
   'account.subscription': 'Подписка',

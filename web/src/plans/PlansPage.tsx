@@ -1,8 +1,9 @@
 import { Alert, Button, Card, Group, Select, SimpleGrid, Stack, Text, Title } from '@mantine/core';
-import { useState } from 'react';
-import { useNavigate } from 'react-router';
+import { useEffect, useState } from 'react';
+import { useLocation, useNavigate } from 'react-router';
 import type { Invoice, PaymentMethod, Plan } from '../api/client';
 import { isStaffRole, useConfig, useCreateInvoice, useMe, usePlans } from '../api/hooks';
+import { arrivedAfterSignIn, sendBackAfterSignIn } from '../auth/after-sign-in';
 import { type Language, useI18n } from '../i18n/i18n';
 import { Failed, Loading } from '../layout/Loading';
 import { InvoiceDialog } from './InvoiceDialog';
@@ -13,6 +14,15 @@ export function PlansPage() {
   const config = useConfig();
   const me = useMe();
   const [invoice, setInvoice] = useState<Invoice | null>(null);
+  const { hash } = useLocation();
+  const signedIn = Boolean(me.data);
+  const shown = Boolean(plans.data);
+  // A buyer back from signing in: at the plan it chose (`#plan-<name>`).
+  useEffect(() => {
+    if (!signedIn || !shown) return;
+    arrivedAfterSignIn();
+    if (hash) document.getElementById(decodeURIComponent(hash.slice(1)))?.scrollIntoView();
+  }, [signedIn, shown, hash]);
   if (plans.isPending || config.isPending) return <Loading />;
   if (plans.isError) return <Failed error={plans.error} retry={() => void plans.refetch()} />;
   if (config.isError) return <Failed error={config.error} retry={() => void config.refetch()} />;
@@ -94,6 +104,7 @@ function PlanCard({
 
   function buy(provider: 'ton' | 'telegram', code: string | null) {
     if (!me.data) {
+      sendBackAfterSignIn({ path: `/plans#${titleId}`, plan: display?.name ?? plan.name });
       void navigate('/');
       return;
     }
