@@ -2,7 +2,8 @@
  * ROUTING_NODES_MAX: with a bound, each user's routing list is that many of the online nodes, the
  * same ones on every request, each with a token for that node, and users spread over the fleet.
  */
-import { chooseNodes, idHash } from '../src/nodes/routing.service';
+import type { AuthUser } from '../src/common/auth/auth-user';
+import { chooseNodes, idHash, RoutingService } from '../src/nodes/routing.service';
 import { startTestApp, type TestApp } from './harness/app';
 import { newUser, type TestUser } from './harness/factories';
 import { createNode, subscribedUser } from './harness/nodes';
@@ -47,6 +48,16 @@ describe('routing: a bounded share of a large fleet (ROUTING_NODES_MAX)', () => 
     const again = await routing(user);
     expect(again.map((e) => e.node_id)).toEqual(first.map((e) => e.node_id));
     expect(again.map((e) => e.session_token)).not.toEqual(first.map((e) => e.session_token));
+  });
+
+  it('answers one bucket the same list while the nodes stay the same, so its JSON is built once', async () => {
+    const user = await subscribedUser(t);
+    const caller = { id: user.user.id } as AuthUser;
+    const routingService = t.app.get(RoutingService);
+    const first = await routingService.routing(caller);
+    const again = await routingService.routing(caller);
+    expect(again.nodes).toBe(first.nodes);
+    expect(again.sessionTokens).not.toEqual(first.sessionTokens);
   });
 
   it('a node that goes offline is replaced in its users’ lists; the others keep theirs', async () => {

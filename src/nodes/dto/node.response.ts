@@ -137,7 +137,8 @@ export class NodeWorkAcceptedResponse {
 
 /**
  * Each node's entry serialized around its token's value (up to `…,"session_token":"` and from the
- * closing quote on), once per node list: concurrent routing requests share one list (see
+ * closing quote on), once per node list: routing answers the same list (the same array) to every
+ * request that shares a read, or of the same share bucket with ROUTING_NODES_MAX (see
  * `RoutingService`), and only the tokens differ.
  */
 const entryParts = new WeakMap<readonly RoutingNode[], { heads: string[]; tails: string[] }>();
