@@ -1,17 +1,27 @@
 /**
  * `npm run bench:fleet`: how big a business one machine carries with everything happening at
  * once. The built service runs as an operator runs it (lib/fixture.ts: its own process,
- * NODE_ENV=production, embedded PostgreSQL or scratch databases on DATABASE_URL's server), with a bulk-loaded fleet (fleet/bulk-load.ts):
- * BENCH_FLEET_USERS accounts (1,000,000) with running subscriptions, BENCH_FLEET_NODES nodes
- * (5,000) registered and provisioned. 20% of the accounts are online, spread over the nodes, which
- * run the agent's own modules in BENCH_FLEET_WORKERS worker processes (fleet/node-worker.ts). Per
- * minute each node reports its users' bytes, 10% of the online users reconnect (routing, then an
- * admission at their node, which validates the token), and each online user's app asks for
- * GET /users/me once every 5 minutes. The nodes' tunnel ports are one listener of this process on
- * every node's loopback address, so the service's health check probes them all every period.
+ * NODE_ENV=production, embedded PostgreSQL or scratch databases on DATABASE_URL's server), with a
+ * bulk-loaded fleet (fleet/bulk-load.ts): BENCH_FLEET_USERS accounts (1,000,000) with running
+ * subscriptions, BENCH_FLEET_NODES nodes (5,000) registered and provisioned. 20% of the accounts
+ * are online, spread over the nodes, each with a device and a subscription link.
+ *
+ * By default the fleet is what the service sees of it, its requests, sent by the lean generator
+ * (fleet/generator.ts), one child process whose CPU is measured from /proc: per node a traffic
+ * report a minute and a credential sync every CREDENTIALS_POLL_S; per online user a reconnection
+ * (routing, then a validation of its one-time token) every 10 minutes, GET /users/me every 5 and
+ * a fetch of its subscription link every 12 hours. BENCH_FLEET_REAL_AGENTS nodes (5) among them
+ * run the agent's own modules (fleet/node-worker.ts, a real journal), so that every byte their
+ * cores carried is checked counted exactly once. A run whose generator used more than a quarter
+ * of a core, or fell behind its schedule, does not hold. `--agents`: every node runs the agent's
+ * modules in BENCH_FLEET_WORKERS worker processes (2), its users reconnecting through their
+ * node's admission (no credential syncs or link fetches then). The nodes' tunnel ports are one
+ * listener of this process on every node's loopback address, so the service's health check
+ * probes them all every period.
  *
  * After a warm-up period, it prints per minute: requests and reports per second, p50/p99 per route,
- * the CPU of the service, PostgreSQL and the harness (% of the machine), the service's memory, how
+ * the CPU of the service, PostgreSQL and the harness (% of the machine), the generator's (% of a
+ * core, and how late it sent against its schedule), the service's memory, how
  * many nodes the health check reached and the service has online, and the slowest background job;
  * at the end, whether every byte the nodes' cores carried was counted exactly once, and whether the
  * run held (p99 under 100 ms on every service route, every report answered within its period, every
@@ -26,15 +36,25 @@ import { cpus } from 'node:os';
 import { createServer, type Server as TcpServer } from 'node:net';
 import { join } from 'node:path';
 import { selfSignedCert } from '../agent/test/helpers';
-import { loadAccounts, loadNodes } from './fleet/bulk-load';
 import {
+  loadAccounts,
+  loadCredentialShares,
+  loadDevicesAndLinks,
+  loadNodes,
+} from './fleet/bulk-load';
+import {
+  emptySamples as empty,
   type FleetScale,
+  fleetUserId,
   type FromWorker,
+  type GeneratorPlan,
   onlineUsers,
+  realAgentNodes,
   REPORT_PERIOD_MS,
   ROUTES,
   type Samples,
   type ToWorker,
+  usersOfNode,
   type WorkerPlan,
 } from './fleet/plan';
 import { type Fixture, profileFlags, SERVICE_SECRETS, startFixture } from './lib/fixture';
@@ -50,13 +70,17 @@ import { seedDemoPlans } from './lib/seed';
 import { resetStatements, statementTimes } from './lib/statements';
 
 const FIND_LIMIT = process.argv.includes('--find-limit');
+/** Every node runs the agent's modules (the node workers), instead of the lean generator. */
+const AGENTS = process.argv.includes('--agents');
 const SCALE: FleetScale = {
   users: Number(process.env.BENCH_FLEET_USERS ?? 1_000_000),
   nodes: Number(process.env.BENCH_FLEET_NODES ?? 5_000),
 };
 const MINUTES = Number(process.env.BENCH_FLEET_MINUTES ?? (FIND_LIMIT ? 1 : 5));
 const WARM_UP_MS = Number(process.env.BENCH_FLEET_WARMUP_S ?? 60) * 1000;
-const WORKERS = Number(process.env.BENCH_FLEET_WORKERS ?? 2);
+const WORKERS = AGENTS ? Number(process.env.BENCH_FLEET_WORKERS ?? 2) : 1;
+/** Lean mode: nodes run by real agents among the generated ones, whose bytes are checked. */
+const REAL_AGENTS = Number(process.env.BENCH_FLEET_REAL_AGENTS ?? 5);
 const STATEMENTS = process.env.BENCH_STATEMENTS === '1';
 /**
  * The service's ROUTING_NODES_MAX: 20 nodes per user's list, as docs/capacity.md advises for a
@@ -71,6 +95,9 @@ const MINUTE_MS = 60_000;
 /** Every node probed within a period, plus a round's spread (15 s) and a margin. */
 const PROBE_WITHIN_MS = 80_000;
 const CORES = cpus().length;
+/** The lean generator may use this share of one core, and be this late against its schedule. */
+const GENERATOR_CPU_MAX = 0.25;
+const GENERATOR_LATE_MAX_MS = 1_000;
 
 const say = (line: string): void => void process.stdout.write(`${line}\n`);
 const ms = (value: number): string => (value < 10 ? value.toFixed(1) : value.toFixed(0));
@@ -93,17 +120,9 @@ function merge(into: Samples, from: Samples): void {
   into.slowestCycleMs = Math.max(into.slowestCycleMs, from.slowestCycleMs);
   into.routingBytes = Math.max(into.routingBytes, from.routingBytes);
   into.carried += from.carried;
+  into.maxLagMs = Math.max(into.maxLagMs, from.maxLagMs);
+  into.behind += from.behind;
 }
-
-const empty = (): Samples => ({
-  latencies: {},
-  errors: {},
-  cycles: 0,
-  lateCycles: 0,
-  slowestCycleMs: 0,
-  routingBytes: 0,
-  carried: 0,
-});
 
 /** The node workers, and a way to ask all of them for one kind of answer. */
 class Workers {
@@ -204,7 +223,7 @@ async function run(scale: FleetScale, minutes: number): Promise<RunResult> {
   const online = onlineUsers(scale);
   say(
     `\nfleet: ${scale.users.toLocaleString('en')} accounts, ${scale.nodes.toLocaleString('en')} nodes, ` +
-      `${online.toLocaleString('en')} online; ROUTING_NODES_MAX=${ROUTING_NODES_MAX}; ${WORKERS} node workers; ${minutes} min after a ${WARM_UP_MS / 1000} s warm-up`,
+      `${online.toLocaleString('en')} online; ROUTING_NODES_MAX=${ROUTING_NODES_MAX}; ${AGENTS ? `every node an agent, ${WORKERS} node workers` : `lean generator, ${Math.min(REAL_AGENTS, scale.nodes)} real agents`}; ${minutes} min after a ${WARM_UP_MS / 1000} s warm-up`,
   );
   const tunnel = await tunnelListener();
   const admissionPort = await freePort();
@@ -232,11 +251,16 @@ async function run(scale: FleetScale, minutes: number): Promise<RunResult> {
       { tunnel: tunnel.port, admission: admissionPort },
       tls.sha256,
     );
+    if (!AGENTS) {
+      await loadDevicesAndLinks(fixture.sql, scale, SERVICE_SECRETS.SEED_PEPPER);
+      await loadCredentialShares(fixture.sql, scale, Number(ROUTING_NODES_MAX));
+    }
     await fixture.sql('ANALYZE');
     say(`bulk load: ${((performance.now() - loadStarted) / 1000).toFixed(1)} s`);
     const loadedAt = Date.now();
 
     const started = performance.now();
+    const realNodes = AGENTS ? [] : realAgentNodes(scale, REAL_AGENTS);
     const children = Array.from({ length: WORKERS }, (_, worker) => {
       const plan: WorkerPlan = {
         worker,
@@ -248,6 +272,8 @@ async function run(scale: FleetScale, minutes: number): Promise<RunResult> {
         admissionPort,
         tls,
         journalDir: join(fixture.dir, `journals-${worker}`),
+        ...(AGENTS ? {} : { nodes: realNodes }),
+        userTraffic: AGENTS,
       };
       return fork(join(__dirname, 'fleet', 'node-worker.ts'), [JSON.stringify(plan)], {
         // BENCH_CPU_PROF profiles the simulated fleet too.
@@ -255,12 +281,32 @@ async function run(scale: FleetScale, minutes: number): Promise<RunResult> {
         stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
       });
     });
+    let generator: ChildProcess | null = null;
+    if (!AGENTS) {
+      const [version] = await fixture.sql(
+        `SELECT version::int AS version FROM credentials_version`,
+      );
+      const generatorPlan: GeneratorPlan = {
+        scale,
+        serviceUrl: fixture.service.url,
+        jwtAccessSecret: SERVICE_SECRETS.JWT_ACCESS_SECRET,
+        accessTokenTtlS: ACCESS_TOKEN_TTL_S,
+        seedPepper: SERVICE_SECRETS.SEED_PEPPER,
+        realNodes,
+        credentialsVersion: Number(version.version),
+      };
+      generator = fork(join(__dirname, 'fleet', 'generator.ts'), [JSON.stringify(generatorPlan)], {
+        execArgv: ['-r', 'ts-node/register/transpile-only', ...profileFlags()],
+        stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      });
+      children.push(generator);
+    }
     workers = new Workers(children);
     const ready = await workers.next();
     const failed = ready.find((message) => message.type !== 'ready');
     if (failed) throw new Error(`a node worker did not start: ${JSON.stringify(failed)}`);
     say(
-      `nodes started (agent modules, journals restored): ${((performance.now() - started) / 1000).toFixed(1)} s`,
+      `nodes started (agent modules, journals restored${generator ? '; the generator made its bodies' : ''}): ${((performance.now() - started) / 1000).toFixed(1)} s`,
     );
 
     const measureAt = Date.now() + WARM_UP_MS;
@@ -273,14 +319,15 @@ async function run(scale: FleetScale, minutes: number): Promise<RunResult> {
     const total = empty();
     const problems: string[] = [];
     say(
-      '| min | service req/s | reports/s | p50 / p99 ms by route | service CPU | PostgreSQL CPU | harness CPU | service RSS MiB | health: probed in the last 80 s; online | slowest job |',
+      '| min | service req/s | reports/s | p50 / p99 ms by route | service CPU | PostgreSQL CPU | harness CPU | generator: CPU of a core; late by at most | service RSS MiB | health: probed in the last 80 s; online | slowest job |',
     );
-    say('|---|---|---|---|---|---|---|---|---|---|');
+    say('|---|---|---|---|---|---|---|---|---|---|---|');
     for (let minute = 1; minute <= minutes; minute += 1) {
       const since = new Date();
       const serviceCpu = processCpuUs(service);
       const postgresCpu = serverTreeCpuUs(fixture.postmasterPid);
       const harnessCpu = harnessCpuUs(workers);
+      const generatorCpu = generator ? processCpuUs(generator.pid!) : 0;
       const clock = performance.now();
       await new Promise((done) => setTimeout(done, measureAt + minute * MINUTE_MS - Date.now()));
       const answers = await workers.next({ type: 'flush' });
@@ -301,6 +348,32 @@ async function run(scale: FleetScale, minutes: number): Promise<RunResult> {
       );
       const online = Number(row.online);
       const share = (us: number): string => `${((us / (elapsedUs * CORES)) * 100).toFixed(0)}%`;
+      let generated = 'n/a';
+      if (generator) {
+        const cpuUs = processCpuUs(generator.pid!) - generatorCpu;
+        const ofCore = cpuUs / elapsedUs;
+        const own = answers[workers.children.indexOf(generator)];
+        const sent =
+          own.type === 'samples'
+            ? Object.values(own.samples.latencies).reduce((n, l) => n + l.length, 0) +
+              Object.values(own.samples.errors).reduce((n, count) => n + count, 0)
+            : 0;
+        generated =
+          `${(ofCore * 100).toFixed(0)}% (${(cpuUs / Math.max(1, sent)).toFixed(0)} µs a request); ${ms(minuteSamples.maxLagMs)} ms` +
+          (minuteSamples.behind > 0
+            ? `, ${minuteSamples.behind} not sent (too many in flight)`
+            : '');
+        if (ofCore > GENERATOR_CPU_MAX) {
+          problems.push(
+            `minute ${minute}: the generator used ${(ofCore * 100).toFixed(0)}% of a core`,
+          );
+        }
+        if (minuteSamples.maxLagMs > GENERATOR_LATE_MAX_MS || minuteSamples.behind > 0) {
+          problems.push(
+            `minute ${minute}: the generator fell behind its schedule (${ms(minuteSamples.maxLagMs)} ms late, ${minuteSamples.behind} not sent)`,
+          );
+        }
+      }
       // The service's requests: the admissions are the nodes' own route.
       const requests = Object.entries(minuteSamples.latencies)
         .filter(([route]) => route !== ROUTES.admission)
@@ -315,7 +388,7 @@ async function run(scale: FleetScale, minutes: number): Promise<RunResult> {
       say(
         `| ${minute} | ${(requests / (elapsedUs / 1e6)).toFixed(0)} | ${(reports / (elapsedUs / 1e6)).toFixed(1)} | ${routes} | ` +
           `${share(processCpuUs(service) - serviceCpu)} | ${share(serverTreeCpuUs(fixture.postmasterPid) - postgresCpu)} | ` +
-          `${share(harnessCpuUs(workers) - harnessCpu)} | ` +
+          `${share(harnessCpuUs(workers) - harnessCpu)} | ${generated} | ` +
           `${serviceMemoryMiB(service, 'VmRSS').toFixed(0)} (peak ${peakRssMiB(service).toFixed(0)}) | ` +
           `${reached} of ${scale.nodes}; ${online} online | ${await slowestJob(fixture, since)} |`,
       );
@@ -331,19 +404,30 @@ async function run(scale: FleetScale, minutes: number): Promise<RunResult> {
 
     const workerPeaks = workers.children.map((child) => peakRssMiB(child.pid!).toFixed(0));
     const finished = await workers.next({ type: 'finish' });
+    // The real agents' cores, and the reports of the generator that the service acknowledged.
     let carried = 0;
-    for (const answer of finished) {
+    let generated = 0;
+    for (const [i, answer] of finished.entries()) {
       if (answer.type !== 'finished') throw new Error(`a node worker: ${JSON.stringify(answer)}`);
-      carried += answer.samples.carried;
+      if (workers.children[i] === generator) generated = answer.samples.carried;
+      else carried += answer.samples.carried;
       // Errors since the last minute (the final reports among them); their latencies are not
       // part of the measured minutes.
       for (const [key, count] of Object.entries(answer.samples.errors)) {
         total.errors[key] = (total.errors[key] ?? 0) + count;
       }
     }
-    const [counted] = await fixture.sql(`SELECT sum(traffic_used_bytes)::text AS bytes FROM users`);
-    const countedBytes = BigInt(String(counted.bytes ?? '0'));
+    // Lean: the real agents' users are only on their nodes, so their counters hold those bytes alone.
+    const agentUsers = realNodes.flatMap((n) => usersOfNode(n, scale)).map(fleetUserId);
+    const [counted] = await fixture.sql(
+      `SELECT COALESCE(sum(traffic_used_bytes), 0)::text AS all,
+              COALESCE(sum(traffic_used_bytes) FILTER (WHERE id = ANY($1::uuid[])), 0)::text AS agents
+         FROM users`,
+      [agentUsers],
+    );
+    const countedBytes = BigInt(String(AGENTS ? counted.all : counted.agents));
     const exact = countedBytes === BigInt(carried);
+    const generatedCounted = BigInt(String(counted.all)) - countedBytes;
     const peak = peakRssMiB(service);
 
     say(`\nwhole run, ${minutes} min:`);
@@ -369,12 +453,21 @@ async function run(scale: FleetScale, minutes: number): Promise<RunResult> {
     );
     if (total.lateCycles > 0) problems.push(`${total.lateCycles} report cycles late`);
     say(
-      `  bytes: the nodes' cores carried ${carried.toLocaleString('en')}, the service counted ${countedBytes.toLocaleString('en')}: ${exact ? 'every byte counted exactly once' : 'NOT EQUAL'}`,
+      `  bytes: the ${AGENTS ? "nodes'" : `${realNodes.length} real agents'`} cores carried ${carried.toLocaleString('en')}, the service counted ${countedBytes.toLocaleString('en')}: ${exact ? 'every byte counted exactly once' : 'NOT EQUAL'}`,
     );
     if (!exact) problems.push('bytes counted differ from bytes carried');
+    if (generator) {
+      const same = generatedCounted === BigInt(generated);
+      say(
+        `  the generator's acknowledged reports carried ${generated.toLocaleString('en')} bytes, the service counted ${generatedCounted.toLocaleString('en')} for their users: ${same ? 'equal' : 'NOT EQUAL'}`,
+      );
+      if (!same) problems.push("bytes counted differ from the generator's acknowledged reports");
+    }
     say(`  service peak RSS ${peak.toFixed(0)} MiB (limit ${RSS_MAX_MIB})`);
     if (peak >= RSS_MAX_MIB) problems.push(`peak RSS ${peak.toFixed(0)} MiB`);
-    say(`  node workers' peak RSS: ${workerPeaks.join(', ')} MiB`);
+    say(
+      `  node workers' ${generator ? "and generator's " : ''}peak RSS: ${workerPeaks.join(', ')} MiB`,
+    );
     say(`  load average: ${loadAverage()} (${CORES} cores)`);
     if (STATEMENTS) {
       say(

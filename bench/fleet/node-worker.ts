@@ -27,6 +27,7 @@ import {
 import { Sessions, sessionEmail } from '../../agent/src/sessions';
 import { MemoryCore } from './memory-core';
 import {
+  emptySamples,
   type FromWorker,
   fleetNodeHost,
   fleetNodeId,
@@ -34,13 +35,11 @@ import {
   fleetSessionId,
   fleetUserId,
   ME_PERIOD_MS,
-  nodeOfUser,
-  onlineUsers,
   RECONNECT_SHARE_PER_MINUTE,
   REPORT_PERIOD_MS,
   ROUTES,
-  type Samples,
   type ToWorker,
+  usersOfNode,
   type WorkerPlan,
 } from './plan';
 
@@ -52,17 +51,6 @@ const SESSION_IDLE_MS = 1_800_000;
 const MAX_IN_FLIGHT = 256;
 
 let samples = emptySamples();
-function emptySamples(): Samples {
-  return {
-    latencies: {},
-    errors: {},
-    cycles: 0,
-    lateCycles: 0,
-    slowestCycleMs: 0,
-    routingBytes: 0,
-    carried: 0,
-  };
-}
 function record(route: string, ms: number): void {
   (samples.latencies[route] ??= []).push(ms);
 }
@@ -361,24 +349,20 @@ function atRate(perSecond: number, pick: () => number, call: (g: number) => Prom
 }
 
 async function main(): Promise<void> {
-  const byNode = new Map<number, number[]>();
-  const online = onlineUsers(plan.scale);
-  for (let g = 1; g <= online; g += 1) {
-    const n = nodeOfUser(g, plan.scale);
-    if ((n - 1) % plan.workers !== plan.worker) continue;
-    const list = byNode.get(n) ?? [];
-    list.push(g);
-    byNode.set(n, list);
-  }
-  for (let n = plan.worker + 1; n <= plan.scale.nodes; n += plan.workers) {
-    nodes.push(await startNode(n, byNode.get(n) ?? []));
-  }
+  const ours =
+    plan.nodes ??
+    Array.from(
+      { length: Math.ceil((plan.scale.nodes - plan.worker) / plan.workers) },
+      (_, i) => plan.worker + 1 + i * plan.workers,
+    );
+  for (const n of ours) nodes.push(await startNode(n, usersOfNode(n, plan.scale)));
   send({ type: 'ready', nodes: nodes.length, sessions: userNode.size });
 }
 
 /** The users start reconnecting and asking, the nodes reporting. */
 function start(measureAt: number): void {
   scheduleReports(measureAt);
+  if (!plan.userTraffic) return;
   const users = [...userNode.keys()];
   if (users.length === 0) return;
   const random = (): number => users[Math.floor(Math.random() * users.length)];

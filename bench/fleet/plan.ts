@@ -21,6 +21,12 @@ const md5UuidSql = (text: string): string =>
 /** Account `g` (1-based); `fleetUserSql` is the same in SQL. */
 export const fleetUserId = (g: number): string => md5Uuid(`fleet-user-${g}`);
 export const fleetUserSql = (g: string): string => md5UuidSql(`'fleet-user-' || ${g}`);
+/** The device of online account `g` (its app, known by its HWID). */
+export const fleetDeviceId = (g: number): string => md5Uuid(`fleet-device-${g}`);
+export const fleetDeviceSql = (g: string): string => md5UuidSql(`'fleet-device-' || ${g}`);
+/** The HWID header the app of online account `g` sends; its device is bulk-loaded under it. */
+export const fleetHwid = (g: number): string => `fleet-hwid-${g}`;
+export const fleetHwidSql = (g: string): string => `('fleet-hwid-' || ${g})`;
 /** The signed-in session (a refresh session row) of online account `g`. */
 export const fleetSessionId = (g: number): string => md5Uuid(`fleet-session-${g}`);
 export const fleetSessionSql = (g: string): string => md5UuidSql(`'fleet-session-' || ${g}`);
@@ -56,7 +62,26 @@ export const RECONNECT_SHARE_PER_MINUTE = 0.1;
 /** Each online user's app asks for its account once this often. */
 export const ME_PERIOD_MS = 5 * 60_000;
 
+/** Each online user's app fetches its subscription link once this often (the service's SUB_UPDATE_INTERVAL_H, 12). */
+export const SUB_PERIOD_MS = 12 * 3600_000;
+/** Each node asks for its credentials once this often (the agent's CREDENTIALS_POLL_S, 60). */
+export const CREDENTIALS_PERIOD_MS = 60_000;
+
 export const onlineUsers = (scale: FleetScale): number => Math.floor(scale.users * ONLINE_SHARE);
+/** The online users on node `n`: n, n + nodes, n + 2 × nodes, … */
+export function usersOfNode(n: number, scale: FleetScale): number[] {
+  const users: number[] = [];
+  for (let g = n; g <= onlineUsers(scale); g += scale.nodes) users.push(g);
+  return users;
+}
+/** `count` nodes spread over the fleet, which run as real agents among the generated ones. */
+export function realAgentNodes(scale: FleetScale, count: number): number[] {
+  const picked = new Set<number>();
+  for (let i = 0; i < Math.min(count, scale.nodes); i += 1) {
+    picked.add(1 + Math.floor((i * scale.nodes) / Math.min(count, scale.nodes)));
+  }
+  return [...picked];
+}
 /** The node online user `g` is on. Online users are accounts 1..online. */
 export const nodeOfUser = (g: number, scale: FleetScale): number => ((g - 1) % scale.nodes) + 1;
 
@@ -72,6 +97,24 @@ export interface WorkerPlan {
   tls: { cert: string; key: string; certPem: string; sha256: string };
   /** Where this worker's nodes keep their journals. */
   journalDir: string;
+  /** The nodes this worker runs; absent: every `workers`-th node from `worker + 1`. */
+  nodes?: number[];
+  /** Whether this worker's users reconnect and ask for their account (else the nodes only report). */
+  userTraffic: boolean;
+}
+
+/** What the lean fleet generator is given (argv[2], JSON). */
+export interface GeneratorPlan {
+  scale: FleetScale;
+  serviceUrl: string;
+  jwtAccessSecret: string;
+  accessTokenTtlS: number;
+  /** SEED_PEPPER of the service, from which the link tokens derive. */
+  seedPepper: string;
+  /** Nodes run by real agents, which report themselves (the generator syncs their credentials). */
+  realNodes: number[];
+  /** The generator's `GET /internal/credentials` starts from this version, as nodes already in sync. */
+  credentialsVersion: number;
 }
 
 /** Latencies in ms by route, and error answers by `route status`. */
@@ -84,9 +127,25 @@ export interface Samples {
   slowestCycleMs: number;
   /** The largest GET /nodes/routing answer, in bytes (it lists every online node). */
   routingBytes: number;
-  /** Bytes carried by the cores of this worker so far. */
+  /** Bytes carried by the cores of this worker so far (the generator: bytes of acknowledged reports). */
   carried: number;
+  /** The generator: how late its latest-sent request was against its schedule, in ms (0 for a worker). */
+  maxLagMs: number;
+  /** Requests not sent because too many were in flight: the sender fell behind. */
+  behind: number;
 }
+
+export const emptySamples = (): Samples => ({
+  latencies: {},
+  errors: {},
+  cycles: 0,
+  lateCycles: 0,
+  slowestCycleMs: 0,
+  routingBytes: 0,
+  carried: 0,
+  maxLagMs: 0,
+  behind: 0,
+});
 
 /**
  * start: the warm-up period begins now; the measured minutes begin at `measureAt` (ms since the
@@ -105,5 +164,7 @@ export const ROUTES = {
   validate: 'POST /internal/validate',
   routing: 'GET /nodes/routing',
   me: 'GET /users/me',
+  sub: 'GET /sub/<token>',
+  credentials: 'GET /internal/credentials',
   admission: 'node: POST /v1/sessions',
 } as const;
