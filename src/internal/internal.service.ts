@@ -5,7 +5,12 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { Transactional } from '@nestjs-cls/transactional';
 import { AppError } from '../common/errors';
-import { BatchQueue, databaseWait, refuseWhenFull, sharedStatement } from '../common/concurrency/batch-queue';
+import {
+  BatchQueue,
+  databaseWait,
+  refuseWhenFull,
+  sharedStatement,
+} from '../common/concurrency/batch-queue';
 import { type Settings } from '../config/settings';
 import { SETTINGS } from '../config/settings.module';
 import { Metrics } from '../metrics/metrics.service';
