@@ -2,6 +2,9 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { type ListQuery, staffCall, useCursorList } from '../api';
 
+/** An id (of an invoice, an account) as the service writes it; a partly typed one is not sent. */
+export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 export const paymentKeys = {
   /** Every list of invoices (the Payments page's, an account's own), by their filters. */
   invoices: ['staff', 'invoices'] as const,

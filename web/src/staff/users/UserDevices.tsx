@@ -1,11 +1,12 @@
 /** A user's devices on their console page, each removable with a reason (audited by the service). */
-import { Badge, Card, Stack, Text, Textarea, Title } from '@mantine/core';
+import { Badge, Card, Stack, Text, Title } from '@mantine/core';
 import { useState } from 'react';
 import { useI18n } from '../../i18n/i18n';
 import { ConfirmAction } from '../../layout/ConfirmAction';
 import { DataTable } from '../../layout/DataTable';
 import { Failed, Loading } from '../../layout/Loading';
 import type { Schemas } from '../api';
+import { ReasonField } from './parts';
 import { removeUserDevice, useRereadUserDevices, useUserDevices } from './queries';
 
 type Device = Schemas['DeviceResponse'];
@@ -89,16 +90,7 @@ export function UserDevices({ userId, account }: { userId: string; account: stri
                   }}
                   onClosed={refresh}
                 >
-                  <Textarea
-                    label={t('console.users.reason')}
-                    description={t('console.users.reasonHint')}
-                    value={reason}
-                    onChange={(e) => setReason(e.currentTarget.value)}
-                    required
-                    maxLength={200}
-                    autosize
-                    minRows={2}
-                  />
+                  <ReasonField value={reason} onChange={setReason} />
                 </ConfirmAction>
               ),
             },
