@@ -1,5 +1,7 @@
 import eslint from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import { KNOWN_BACK_IMPORTS } from './scripts/known-back-imports.mjs';
+import { layers } from './scripts/eslint-layers.mjs';
 
 export default tseslint.config(
   {
@@ -35,6 +37,16 @@ export default tseslint.config(
         { argsIgnorePattern: '^_', varsIgnorePattern: '^_' },
       ],
       'no-console': ['error', { allow: ['warn', 'error'] }],
+    },
+  },
+  {
+    files: ['src/**/*.ts'],
+    plugins: { layers },
+    rules: {
+      'layers/shared-folders-are-leaves': [
+        'error',
+        { root: import.meta.dirname, knownBackImports: KNOWN_BACK_IMPORTS },
+      ],
     },
   },
 );

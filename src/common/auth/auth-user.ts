@@ -1,4 +1,4 @@
-import type { Role } from '../../users/entities/user.entity';
+import type { StaffRole as Role } from './role-sets';
 import type { UserWithDefaults } from '../../users/accounts.repository';
 
 /** The signed-in caller, as the authentication guard puts it on the request. */

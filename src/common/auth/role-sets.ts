@@ -5,7 +5,8 @@
  */
 
 /** The staff roles an account may hold (`users.role`); an ordinary account has none. */
-export type StaffRole = 'owner' | 'moderator' | 'partner' | 'support';
+export const ROLES = ['owner', 'moderator', 'partner', 'support'] as const;
+export type StaffRole = (typeof ROLES)[number];
 
 /** What the guards look at of a signed-in caller. */
 export interface GuardedCaller {

@@ -1,5 +1,5 @@
 import type { ExecutionContext } from '@nestjs/common';
-import type { Role } from '../../users/entities/user.entity';
+import type { StaffRole as Role } from './role-sets';
 import { AppError } from '../errors';
 import type { AuthUser } from './auth-user';
 import {

@@ -9,8 +9,11 @@ import {
   PrimaryGeneratedColumn,
 } from 'typeorm';
 
-export const ROLES = ['owner', 'moderator', 'partner', 'support'] as const;
-export type Role = (typeof ROLES)[number];
+import type { StaffRole } from '../../common/auth/role-sets';
+
+// The roles are defined with the guards' role sets, which the web app reads too.
+export { ROLES } from '../../common/auth/role-sets';
+export type Role = StaffRole;
 
 /** An account: anonymous seed, Telegram, or staff (username and password). */
 @Entity('users')
