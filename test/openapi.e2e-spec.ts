@@ -459,8 +459,8 @@ describe('the OpenAPI document and the client types', () => {
     expect(fieldsOf(resolve(leaderboard.items ?? {}))).toEqual(['best_score', 'user_id']);
     expect(fieldsOf(answerOf('GET', '/config', 200))).toEqual([
       'bot_username',
-      'grafana_url',
       'demo_payments',
+      'grafana_url',
       'payment_methods',
     ]);
   });
