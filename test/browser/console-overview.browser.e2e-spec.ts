@@ -282,7 +282,7 @@ describe('the staff console: overview, plans, audit log, settings', () => {
 
     await page.getByRole('button', { name: 'New plan' }).click();
     const dialog = page.getByRole('dialog', { name: 'New plan' });
-    await dialog.getByLabel('Name').fill('weekly');
+    await dialog.getByRole('textbox', { name: 'Name', exact: true }).fill('weekly');
     await dialog.getByLabel('Duration, days').fill('7');
     await dialog.getByLabel('Traffic limit, GB').fill('20');
     await dialog.getByLabel('Currency 1', { exact: true }).fill('USD');

@@ -27,7 +27,7 @@ export function DisplayFields({
       <Text component="legend" fw={500} size="sm" mb={4}>
         {t('console.plans.display')}
       </Text>
-      <Text size="xs" c="dimmed" mb={4}>
+      <Text size="xs" c="gray.7" mb={4}>
         {t('console.plans.displayHint')}
       </Text>
       <Stack gap="xs">
