@@ -322,6 +322,7 @@ export const en = {
   'invalid.isPriceMap': 'Each price needs a known currency code (as USD) and an amount above zero.',
   'invalid.name.matches': 'Lower-case Latin letters, digits, - and _; at most 32.',
   'invalid.plan_name.matches': 'Lower-case Latin letters, digits, - and _; at most 32.',
+  'invalid.invoice_id.isUuid': 'Enter the whole invoice id (36 characters).',
 
   // Console: nodes
   'console.nodes.tab': 'Nodes',
@@ -443,7 +444,6 @@ export const en = {
     'There is no invoice with this id, or this payment has been attached already.',
   'console.payments.invoiceId': 'Invoice id',
   'console.payments.invoiceIdHint': 'The id of a pending or expired invoice, from the list above',
-  'console.payments.invoiceIdInvalid': 'must be a whole invoice id (36 characters)',
   'console.payments.attached': 'Invoice {invoice} is paid; the subscription now runs until {date}.',
   'console.payouts.tab': 'Payouts',
   'console.payouts.title': 'Payouts',

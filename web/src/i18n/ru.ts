@@ -322,6 +322,7 @@ export const ru: Record<MessageKey, string> = {
     'Для каждой цены нужен известный код валюты (например, USD) и сумма больше нуля.',
   'invalid.name.matches': 'Строчные латинские буквы, цифры, - и _; не больше 32.',
   'invalid.plan_name.matches': 'Строчные латинские буквы, цифры, - и _; не больше 32.',
+  'invalid.invoice_id.isUuid': 'Введите id счёта целиком (36 символов).',
 
   // Console: nodes
   'console.nodes.tab': 'Узлы',
@@ -441,7 +442,6 @@ export const ru: Record<MessageKey, string> = {
   'console.payments.attachNotFound': 'Счёта с таким id нет, или этот платёж уже привязан.',
   'console.payments.invoiceId': 'Id счёта',
   'console.payments.invoiceIdHint': 'Id ожидающего или истёкшего счёта из списка выше',
-  'console.payments.invoiceIdInvalid': 'нужен id счёта целиком (36 символов)',
   'console.payments.attached': 'Счёт {invoice} оплачен; подписка действует до {date}.',
   'console.payouts.tab': 'Выплаты',
   'console.payouts.title': 'Выплаты',

@@ -28,17 +28,12 @@ export function AttachPayment({
   async function attach() {
     const target = invoiceId.trim().toLowerCase();
     if (!UUID.test(target)) {
-      // Said here, in the words the service would use, rather than sent to be refused.
+      // Refused here as the service would refuse it (its field and rule), rather than sent.
       throw new ApiError({
         status: 400,
         code: 'VALIDATION_FAILED',
         message: 'invalid invoice id',
-        details: [
-          {
-            field: t('console.payments.invoiceId'),
-            message: t('console.payments.invoiceIdInvalid'),
-          },
-        ],
+        details: [{ field: 'invoice_id', message: 'must be a UUID', rule: 'isUuid' }],
       });
     }
     try {
