@@ -7,6 +7,7 @@ import type {
   User,
   WithdrawalRequest,
 } from './client';
+import { inRoleSet } from '../../../src/common/auth/role-sets';
 import { api, mayHaveSession, ME_KEY, noteSignedOut } from './client';
 
 /** Query keys: one per resource, so a write invalidates exactly what it changed. */
@@ -52,7 +53,7 @@ export const useSubscriptionInfo = (token: string) =>
 
 /** Roles that may use the staff console (partners have their own page). */
 export function isStaffRole(role: User['role']): role is 'owner' | 'moderator' | 'support' {
-  return role === 'owner' || role === 'moderator' || role === 'support';
+  return inRoleSet(role, 'support_staff');
 }
 
 /** The signed-in account; `data` is null when nobody is signed in. */
