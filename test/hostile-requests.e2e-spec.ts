@@ -163,8 +163,12 @@ describe('one hostile request does not stall the service', () => {
           ),
         )),
       );
-      // Under the byte limit, over the entry budget.
-      results.push(await send(t.baseUrl, 'POST', '/api/v1/auth/seed/login', widerThanBudget));
+      // Under the byte limit of a signed-in route, over the entry budget.
+      results.push(
+        await send(t.baseUrl, 'POST', '/api/v1/tickets', widerThanBudget, {
+          Authorization: bearer,
+        }),
+      );
       results.push(
         await send(t.baseUrl, 'POST', `/api/v1/game/rounds/${game}/score`, clicks, {
           Authorization: bearer,
@@ -208,27 +212,65 @@ describe('one hostile request does not stall the service', () => {
     );
   });
 
+  it('refuses a body over 8 KB at each route anyone may call before signing in, unread', async () => {
+    const paths = [
+      '/api/v1/auth/seed',
+      '/api/v1/auth/seed/login',
+      '/api/v1/auth/telegram',
+      '/api/v1/auth/exchange',
+      '/api/v1/auth/refresh',
+      '/api/v1/auth/admin/login',
+      '/api/v1/auth/bot/login-codes',
+      '/api/v1/auth/bot/login-codes/ABCD1234/poll',
+    ];
+    const body = JSON.stringify({ seed: 'x'.repeat(8_300) });
+    const answers = await Promise.all(paths.map((path) => send(t.baseUrl, 'POST', path, body)));
+    expect(answers.map((answer, i) => [paths[i], answer.status])).toEqual(
+      paths.map((path) => [path, 413]),
+    );
+    expect(JSON.parse(answers[1].body)).toMatchObject({ code: 'PAYLOAD_TOO_LARGE' });
+    // The same body is read (and refused for its content) where a signed-in caller sends it.
+    const ticket = await send(t.baseUrl, 'POST', '/api/v1/tickets', body, { Authorization: bearer });
+    expect(ticket.status).toBe(400);
+    // A sign-in body of ordinary size is read as before.
+    const seedLogin = await send(
+      t.baseUrl,
+      'POST',
+      '/api/v1/auth/seed/login',
+      JSON.stringify({ seed: Array(24).fill('abandon').join(' ') }),
+    );
+    expect(seedLogin.status).toBe(401);
+  });
+
   it('100 wide or 100 deep bodies at once cost less than 100 ordinary ones, and /health answers through them', async () => {
-    // 49 KB each, under the byte limit: 5,000 unknown keys, or arrays nested 24,500 deep. Before
-    // they were counted unparsed, each burst took the service 580-740 ms of CPU and /health's p99
-    // was 1.35-1.43 s (100 ordinary bodies: 300 ms, 675 ms) on the shared two-core machine.
+    // 49 KB each: 5,000 unknown keys, or arrays nested 24,500 deep. Before they were counted
+    // unparsed, each burst took the service 580-740 ms of CPU and /health's p99 was 1.35-1.43 s
+    // (100 ordinary bodies: 300 ms, 675 ms) on the shared two-core machine. At a sign-in route
+    // they are over its 8 KB and refused unread (413); at a signed-in route, under BODY_LIMIT,
+    // they are read and counted, and refused before anything is built (400). The figure that
+    // issue 43 holds to (/health p99 under 50 ms) is measured by `npm run bench:hostile-bodies`,
+    // with its client in a process of its own; here the client shares this test's event loop.
     const wideBody = JSON.stringify(
       Object.fromEntries(Array.from({ length: 5_000 }, (_, i) => [`k${i}`, 1])),
     );
     const deepBody = `${'['.repeat(24_500)}${']'.repeat(24_500)}`;
+    const signIn = '/api/v1/auth/seed/login';
     const rounds: { kind: string; p99: number; cpu: number; answers: Answer[] }[] = [];
-    for (const [kind, body] of [
-      ['ordinary', '{}'],
-      ['wide', wideBody],
-      ['deep', deepBody],
+    for (const [kind, path, body, status] of [
+      ['ordinary', signIn, '{}', 400],
+      ['wide, signing in', signIn, wideBody, 413],
+      ['deep, signing in', signIn, deepBody, 413],
+      ['wide, signed in', '/api/v1/tickets', wideBody, 400],
+      ['deep, signed in', '/api/v1/tickets', deepBody, 400],
     ] as const) {
       if (kind !== 'ordinary') expect(Math.round(Buffer.byteLength(body) / 1000)).toBe(49);
+      const headers = path === signIn ? {} : { Authorization: bearer };
       // A /health request every 5 ms, each on its own connection, while the bodies arrive.
       const polls: Promise<Answer>[] = [];
       const poller = setInterval(() => polls.push(send(t.baseUrl, 'GET', '/api/v1/health')), 5);
       const cpuBefore = cpuMs(service.child.pid!);
       const answers = await Promise.all(
-        Array.from({ length: 100 }, () => send(t.baseUrl, 'POST', '/api/v1/auth/seed/login', body)),
+        Array.from({ length: 100 }, () => send(t.baseUrl, 'POST', path, body, headers)),
       );
       clearInterval(poller);
       const cpu = cpuMs(service.child.pid!) - cpuBefore;
@@ -239,6 +281,17 @@ describe('one hostile request does not stall the service', () => {
       // For the record (jest prints it): the absolute numbers depend on what else the machine runs.
       console.warn(`100 ${kind} bodies: service CPU ${cpu} ms, /health p99 ${p99.toFixed(1)} ms`);
       rounds.push({ kind, p99, cpu, answers });
+      if (kind === 'ordinary') continue;
+      // Ordinary sign-ins meet the address's throttle; the others are refused before it.
+      expect([kind, new Set(answers.map((answer) => answer.status))]).toEqual([
+        kind,
+        new Set([status]),
+      ]);
+      expect(JSON.parse(answers[0].body)).toMatchObject({
+        code: status === 413 ? 'PAYLOAD_TOO_LARGE' : 'VALIDATION_FAILED',
+        request_id: answers[0].headers['x-request-id'],
+        ...(status === 400 ? { details: [{ field: 'body' }] } : {}),
+      });
     }
     const [ordinary, ...hostile] = rounds;
     expect(
@@ -248,19 +301,13 @@ describe('one hostile request does not stall the service', () => {
         sooner: p99 < ordinary.p99,
       })),
     ).toEqual(hostile.map(({ kind }) => ({ kind, cheaper: true, sooner: true })));
-    for (const { answers } of hostile) {
-      expect(new Set(answers.map((answer) => answer.status))).toEqual(new Set([400]));
-      expect(JSON.parse(answers[0].body)).toMatchObject({
-        code: 'VALIDATION_FAILED',
-        details: [{ field: 'body' }],
-        request_id: answers[0].headers['x-request-id'],
-      });
-    }
   });
 
   it('lists at most 20 problems however many fields are wrong', async () => {
     const body = Object.fromEntries(Array.from({ length: 500 }, (_, i) => [`f${i}`, i]));
-    const answer = await send(t.baseUrl, 'POST', '/api/v1/auth/seed/login', JSON.stringify(body));
+    const answer = await send(t.baseUrl, 'POST', '/api/v1/tickets', JSON.stringify(body), {
+      Authorization: bearer,
+    });
     expect(answer.status).toBe(400);
     expect((JSON.parse(answer.body) as { details: unknown[] }).details).toHaveLength(20);
     expect(answer.body.length).toBeLessThan(2_000);

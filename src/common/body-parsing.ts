@@ -21,6 +21,19 @@ export const LARGE_BODY_ROUTES: readonly string[] = ['/api/v1/internal/traffic']
 export const MAX_LARGE_INPUT_ENTRIES = 100_000;
 
 /**
+ * The routes anyone may call before signing in, and the bytes their bodies take at most: a seed,
+ * a password and a code, a Telegram login's few fields, a token. Far under BODY_LIMIT, so that a
+ * flood of large bodies at the doors with no account behind them is refused on its declared
+ * length, unread (413), instead of being read and counted. 8 KB holds the largest valid one
+ * with room: a Telegram login whose names are 256 characters of 4 bytes each and whose photo
+ * address is 2,048 characters is about 4.5 KB. Every other route takes BODY_LIMIT (or
+ * BODY_LIMIT_LARGE, above).
+ */
+export const SIGN_IN_ROUTES =
+  /^\/api\/v1\/auth\/(seed|seed\/login|telegram|exchange|refresh|admin\/login|bot\/login-codes(\/[^/]+\/poll)?)\/?$/i;
+export const SIGN_IN_BODY_LIMIT = '8kb';
+
+/**
  * Nesting the raw-text count refuses unparsed. Twice the parsed check's MAX_INPUT_DEPTH: a body
  * between the two is cheap to parse, and the parsed check's answer names the field that nests.
  */
@@ -52,7 +65,17 @@ export function bodyParsing(
     maxDepth: MAX_SCANNED_DEPTH,
     maxEntries: MAX_LARGE_INPUT_ENTRIES,
   });
+  // The sign-in routes' limit, or BODY_LIMIT when an operator set that lower still.
+  const signInLimit =
+    sizeInBytes(SIGN_IN_BODY_LIMIT) < sizeInBytes(settings.bodyLimit)
+      ? SIGN_IN_BODY_LIMIT
+      : settings.bodyLimit;
+  const signIn = jsonBody(signInLimit, {
+    maxDepth: MAX_SCANNED_DEPTH,
+    maxEntries: MAX_INPUT_ENTRIES,
+  });
   const smallBytes = sizeInBytes(settings.bodyLimit);
+  const signInBytes = sizeInBytes(signInLimit);
   const largeBytes = sizeInBytes(settings.bodyLimitLarge);
   // A burst of 50 full reports read and parsed at once took about 45 MiB more resident memory.
   const largeBodies = new ByteBudget(sizeInBytes(settings.largeBodiesInMemory));
@@ -60,8 +83,11 @@ export function bodyParsing(
     mayBeLarge(request).then(
       (wide) => {
         if (wide) large.add(request);
-        const refusal = refusedUpFront(request, wide ? largeBytes : smallBytes);
+        const signingIn = !wide && SIGN_IN_ROUTES.test(request.path);
+        const limit = wide ? largeBytes : signingIn ? signInBytes : smallBytes;
+        const refusal = refusedUpFront(request, limit);
         if (refusal) return refuse(request, response, refusal.status, refusal.type);
+        if (signingIn) return signIn(request, response, next);
         if (!wide) return small(request, response, next);
         // Held from reading the body to the answer; without a declared length, the most it may be.
         const declared = Number(request.headers['content-length']);
