@@ -46,7 +46,10 @@ interface Burst {
 }
 
 async function main(): Promise<void> {
-  const fixture = await startFixture({ baseline: false, env: process.env.XL ? { BODY_LIMIT: process.env.XL } : {} });
+  const fixture = await startFixture({
+    baseline: false,
+    env: process.env.XL ? { BODY_LIMIT: process.env.XL } : {},
+  });
   try {
     const signup = await fetch(`${fixture.service.url}/api/v1/auth/seed`, { method: 'POST' });
     const { access_token: token } = (await signup.json()) as { access_token: string };
@@ -91,9 +94,11 @@ async function main(): Promise<void> {
       const cpu = bursts.reduce((sum, b) => sum + b.cpuMs, 0) / bursts.length;
       const failures = bursts.reduce((sum, b) => sum + b.healthFailures, 0);
       return (
-        `| ${kind} | ${Object.entries(statuses)
-          .map(([status, n]) => `${n}× ${status}`)
-          .join(', ') || '–'} | ${health.length} | ${quantile(health, 0.5).toFixed(1)} | ` +
+        `| ${kind} | ${
+          Object.entries(statuses)
+            .map(([status, n]) => `${n}× ${status}`)
+            .join(', ') || '–'
+        } | ${health.length} | ${quantile(health, 0.5).toFixed(1)} | ` +
         `${quantile(health, 0.99).toFixed(1)} | ${health[health.length - 1].toFixed(1)} | ` +
         `${failures} | ${cpu.toFixed(0)} |`
       );

@@ -230,7 +230,9 @@ describe('one hostile request does not stall the service', () => {
     );
     expect(JSON.parse(answers[1].body)).toMatchObject({ code: 'PAYLOAD_TOO_LARGE' });
     // The same body is read (and refused for its content) where a signed-in caller sends it.
-    const ticket = await send(t.baseUrl, 'POST', '/api/v1/tickets', body, { Authorization: bearer });
+    const ticket = await send(t.baseUrl, 'POST', '/api/v1/tickets', body, {
+      Authorization: bearer,
+    });
     expect(ticket.status).toBe(400);
     // A sign-in body of ordinary size is read as before.
     const seedLogin = await send(
