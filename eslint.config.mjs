@@ -1,4 +1,5 @@
 import eslint from '@eslint/js';
+import globals from 'globals';
 import tseslint from 'typescript-eslint';
 import { KNOWN_BACK_IMPORTS } from './scripts/known-back-imports.mjs';
 import { layers } from './scripts/eslint-layers.mjs';
@@ -9,13 +10,12 @@ export default tseslint.config(
       'dist/**',
       'node_modules/**',
       'client/dist/**',
+      'agent/dist/**',
       'web/dist/**',
       'client/node_modules/**',
       'coverage/**',
       '.data/**',
       'test-artifacts/**',
-      '**/*.mjs',
-      '**/*.js',
     ],
   },
   eslint.configs.recommended,
@@ -37,6 +37,17 @@ export default tseslint.config(
         { argsIgnorePattern: '^_', varsIgnorePattern: '^_' },
       ],
       'no-console': ['error', { allow: ['warn', 'error'] }],
+    },
+  },
+  {
+    // Scripts, test harness modules, the benchmarks' helper processes and the tools' own settings
+    // are plain JavaScript that Node runs as it is: the same rules without the type-aware ones.
+    files: ['**/*.{js,mjs,cjs}'],
+    extends: [tseslint.configs.disableTypeChecked],
+    languageOptions: { globals: globals.node },
+    rules: {
+      'no-console': 'off',
+      '@typescript-eslint/no-require-imports': 'off',
     },
   },
   {
