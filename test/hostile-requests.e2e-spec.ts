@@ -266,7 +266,7 @@ describe('one hostile request does not stall the service', () => {
       ['deep, signed in', '/api/v1/tickets', deepBody, 400],
     ] as const) {
       if (kind !== 'ordinary') expect(Math.round(Buffer.byteLength(body) / 1000)).toBe(49);
-      const headers = path === signIn ? {} : { Authorization: bearer };
+      const headers: Record<string, string> = path === signIn ? {} : { Authorization: bearer };
       // A /health request every 5 ms, each on its own connection, while the bodies arrive.
       const polls: Promise<Answer>[] = [];
       const poller = setInterval(() => polls.push(send(t.baseUrl, 'GET', '/api/v1/health')), 5);
