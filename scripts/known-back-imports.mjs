@@ -4,11 +4,6 @@
  * an entry with the import it names; never add one.
  */
 export const KNOWN_BACK_IMPORTS = [
-  // The caller's record as authentication read it: AuthUser belongs with the guards in auth/.
-  'src/common/auth/auth-user.ts -> src/users/accounts.repository',
-  // The guards of src/common/auth read the node secrets and the sessions: they belong in auth/.
-  'src/common/auth/internal-secret.guard.ts -> src/nodes/internal-callers',
-  'src/common/auth/origin.guard.ts -> src/auth/sessions.service',
   // Every entity the DataSource loads: each module should register its own.
   'src/database/entities.ts -> *',
   // Job runs are counted in the metrics, which read features' figures too.

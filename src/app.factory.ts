@@ -16,7 +16,7 @@ import { refuseClientErrors, requestLog } from './common/request-id';
 import { guardBodilessRoutes } from './common/no-body.guard';
 import { securityHeaders } from './common/security-headers';
 import { dropInertClsEnhancers } from './database/cls-enhancers';
-import { buildOpenApiDocument as buildDocument } from './common/openapi/document';
+import { buildOpenApiDocument as buildDocument } from './openapi/document';
 import { createValidationPipe } from './common/validation';
 import { AppModule, type AppModuleOptions } from './app.module';
 import { settingsWarnings } from './config/settings';

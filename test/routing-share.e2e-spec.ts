@@ -2,7 +2,7 @@
  * ROUTING_NODES_MAX: with a bound, each user's routing list is that many of the online nodes, the
  * same ones on every request, each with a token for that node, and users spread over the fleet.
  */
-import type { AuthUser } from '../src/common/auth/auth-user';
+import type { AuthUser } from '../src/auth/guards/auth-user';
 import { chooseNodes, idHash, RoutingService } from '../src/nodes/routing.service';
 import { startTestApp, type TestApp } from './harness/app';
 import { newUser, type TestUser } from './harness/factories';

@@ -1,4 +1,4 @@
-import type { AuthUser } from '../common/auth/auth-user';
+import type { AuthUser } from '../auth/guards/auth-user';
 import { AppError } from '../common/errors';
 import type { Role } from '../users/entities/user.entity';
 

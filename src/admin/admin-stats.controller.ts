@@ -1,6 +1,6 @@
 import { Controller, Get, Query, UseGuards } from '@nestjs/common';
 import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
-import { StaffGuard } from '../common/auth/role.guards';
+import { StaffGuard } from '../auth/guards/role.guards';
 import { DEFAULT_STATS_DAYS, StatsQuery, StatsResponse, toStatsResponse } from './dto/stats.dto';
 import { StatsService } from './stats.service';
 

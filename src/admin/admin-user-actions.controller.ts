@@ -1,8 +1,8 @@
 import { Body, Controller, HttpCode, Param, Post, UseGuards } from '@nestjs/common';
 import { ApiNoContentResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
-import type { AuthUser } from '../common/auth/auth-user';
-import { CurrentUser } from '../common/auth/current-user.decorator';
-import { OwnerGuard, StaffGuard } from '../common/auth/role.guards';
+import type { AuthUser } from '../auth/guards/auth-user';
+import { CurrentUser } from '../auth/guards/current-user.decorator';
+import { OwnerGuard, StaffGuard } from '../auth/guards/role.guards';
 import { Answers } from '../common/openapi/answers';
 import { UuidPipe } from '../common/validation';
 import { toUserViewResponse, UserResponse } from '../users/dto/user.response';

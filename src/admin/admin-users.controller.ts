@@ -1,8 +1,8 @@
 import { Body, Controller, Get, Param, Patch, Post, Query, UseGuards } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
-import type { AuthUser } from '../common/auth/auth-user';
-import { CurrentUser } from '../common/auth/current-user.decorator';
-import { OwnerGuard, StaffGuard } from '../common/auth/role.guards';
+import type { AuthUser } from '../auth/guards/auth-user';
+import { CurrentUser } from '../auth/guards/current-user.decorator';
+import { OwnerGuard, StaffGuard } from '../auth/guards/role.guards';
 import { UuidPipe } from '../common/validation';
 import { mapPage } from '../common/pagination';
 import { toUserViewResponse, UserResponse } from '../users/dto/user.response';

@@ -1,9 +1,9 @@
-import { NODE_ACCESS_ROLES } from '../common/auth/role.guards';
+import { NODE_ACCESS_ROLES } from '../auth/guards/role.guards';
 import { Injectable } from '@nestjs/common';
 import { AUDIT_ACTIONS, AuditService } from '../audit/audit.service';
 import { keysetPage, type Page, type PageQuery, pagePosition } from '../common/pagination';
 import { hashPassword } from '../auth/passwords';
-import type { AuthUser } from '../common/auth/auth-user';
+import type { AuthUser } from '../auth/guards/auth-user';
 import { AppError } from '../common/errors';
 import {
   AppSettingsRepository,

@@ -3,7 +3,7 @@ import { Transactional } from '@nestjs-cls/transactional';
 import { AUDIT_ACTIONS, AuditService } from '../audit/audit.service';
 import { hashPassword } from '../auth/passwords';
 import { SessionsService } from '../auth/sessions.service';
-import type { AuthUser } from '../common/auth/auth-user';
+import type { AuthUser } from '../auth/guards/auth-user';
 import { AppError } from '../common/errors';
 import type { UserView } from '../users/dto/user.response';
 import { AccountsRepository } from '../users/accounts.repository';

@@ -1,6 +1,6 @@
 import { Controller, Get, Query, UseGuards } from '@nestjs/common';
 import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
-import { OwnerGuard } from '../common/auth/role.guards';
+import { OwnerGuard } from '../auth/guards/role.guards';
 import { AuditService } from './audit.service';
 import { mapPage } from '../common/pagination';
 import { AuditPage, AuditQuery, toAuditEntryResponse } from './dto/audit.dto';

@@ -1,10 +1,10 @@
 import { Body, Controller, HttpCode, Param, Post, Req } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
-import type { AuthUser } from '../common/auth/auth-user';
-import { type CookieWriter, Cookies, REFRESH_COOKIE } from '../common/auth/cookies';
-import { CurrentUser } from '../common/auth/current-user.decorator';
-import { CookieAuthenticated } from '../common/auth/origin.guard';
+import type { AuthUser } from './guards/auth-user';
+import { type CookieWriter, Cookies, REFRESH_COOKIE } from './guards/cookies';
+import { CurrentUser } from './guards/current-user.decorator';
+import { CookieAuthenticated } from './guards/origin.guard';
 import { AppError } from '../common/errors';
 import { Public } from '../common/public.decorator';
 import { RateLimited, type RateRule } from '../common/throttling/rate-limit.guard';

@@ -1,8 +1,8 @@
 import { Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { PassportModule } from '@nestjs/passport';
-import { JwtAuthGuard } from '../common/auth/jwt-auth.guard';
-import { OriginGuard } from '../common/auth/origin.guard';
+import { JwtAuthGuard } from './guards/jwt-auth.guard';
+import { OriginGuard } from './guards/origin.guard';
 import { ThrottlingModule } from '../common/throttling/throttling.module';
 import { AuditModule } from '../audit/audit.module';
 import { SecretBox, secretBoxFactory } from '../common/secret-box';

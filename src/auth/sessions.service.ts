@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { CookieOptions } from 'express';
 import { createSecretKey, type KeyObject } from 'node:crypto';
 import jwt from 'jsonwebtoken';
-import { type CookieWriter, ACCESS_COOKIE, REFRESH_COOKIE } from '../common/auth/cookies';
+import { type CookieWriter, ACCESS_COOKIE, REFRESH_COOKIE } from './guards/cookies';
 import { AppError } from '../common/errors';
 import { randomToken, sha256 } from '../common/secrets';
 import { type Settings } from '../config/settings';

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { CookieOptions } from 'express';
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import type { CookieWriter } from '../common/auth/cookies';
+import type { CookieWriter } from './guards/cookies';
 import { randomToken } from '../common/secrets';
 import { type Settings } from '../config/settings';
 import { SETTINGS } from '../config/settings.module';

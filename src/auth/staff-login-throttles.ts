@@ -10,7 +10,7 @@
  * addresses, or every client shares one address.
  */
 import { Injectable } from '@nestjs/common';
-import type { AuthenticatedRequest } from '../common/auth/auth-user';
+import type { AuthenticatedRequest } from './guards/auth-user';
 import { throttleAddress } from '../common/throttling/client-address';
 import type { RateRule, RequestTracker } from '../common/throttling/rate-limit.guard';
 import { StaffDevices } from './staff-devices';

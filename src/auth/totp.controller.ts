@@ -1,9 +1,9 @@
 import { Body, Controller, Get, HttpCode, Param, Post, UseGuards } from '@nestjs/common';
 import { ApiNoContentResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { ReasonRequest } from '../admin/dto/user-actions.dto';
-import type { AuthUser } from '../common/auth/auth-user';
-import { CurrentUser } from '../common/auth/current-user.decorator';
-import { AnyStaffGuard, OwnerGuard } from '../common/auth/role.guards';
+import type { AuthUser } from './guards/auth-user';
+import { CurrentUser } from './guards/current-user.decorator';
+import { AnyStaffGuard, OwnerGuard } from './guards/role.guards';
 import { Answers } from '../common/openapi/answers';
 import { UuidPipe } from '../common/validation';
 import {

@@ -4,7 +4,7 @@ import { Transactional } from '@nestjs-cls/transactional';
 import { authenticator } from 'otplib';
 import { refuseSelfOrStaff } from '../admin/acting-on';
 import { AUDIT_ACTIONS, AuditService } from '../audit/audit.service';
-import type { AuthUser } from '../common/auth/auth-user';
+import type { AuthUser } from './guards/auth-user';
 import { AppError, validationFailed } from '../common/errors';
 import { SecretBox } from '../common/secret-box';
 import { sha256 } from '../common/secrets';

@@ -1,9 +1,9 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
 import { mapPage } from '../common/pagination';
 import { ApiCreatedResponse, ApiExtraModels, ApiOkResponse, ApiTags } from '@nestjs/swagger';
-import type { AuthUser } from '../common/auth/auth-user';
-import { CurrentUser } from '../common/auth/current-user.decorator';
-import { StaffGuard } from '../common/auth/role.guards';
+import type { AuthUser } from '../auth/guards/auth-user';
+import { CurrentUser } from '../auth/guards/current-user.decorator';
+import { StaffGuard } from '../auth/guards/role.guards';
 import { ThrottleAddress } from '../common/throttling/client-address';
 import { UuidPipe } from '../common/validation';
 import { BillingService } from './billing.service';

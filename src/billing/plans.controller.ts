@@ -1,8 +1,8 @@
 import { Body, Controller, Get, Param, Put, UseGuards } from '@nestjs/common';
 import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
-import type { AuthUser } from '../common/auth/auth-user';
-import { CurrentUser } from '../common/auth/current-user.decorator';
-import { StaffGuard } from '../common/auth/role.guards';
+import type { AuthUser } from '../auth/guards/auth-user';
+import { CurrentUser } from '../auth/guards/current-user.decorator';
+import { StaffGuard } from '../auth/guards/role.guards';
 import { Public } from '../common/public.decorator';
 import {
   AdminPlanResponse,

@@ -12,10 +12,10 @@ import {
   UseGuards,
 } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
-import type { AuthUser } from '../common/auth/auth-user';
-import { CurrentUser } from '../common/auth/current-user.decorator';
-import { InternalSecretGuard } from '../common/auth/internal-secret.guard';
-import { StaffGuard } from '../common/auth/role.guards';
+import type { AuthUser } from '../auth/guards/auth-user';
+import { CurrentUser } from '../auth/guards/current-user.decorator';
+import { InternalSecretGuard } from '../auth/guards/internal-secret.guard';
+import { StaffGuard } from '../auth/guards/role.guards';
 import { Answers } from '../common/openapi/answers';
 import { Public } from '../common/public.decorator';
 import { UuidPipe } from '../common/validation';

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { Transactional } from '@nestjs-cls/transactional';
 import { refuseSelfOrStaff } from '../admin/acting-on';
 import { AuditService } from '../audit/audit.service';
-import type { AuthUser } from '../common/auth/auth-user';
+import type { AuthUser } from '../auth/guards/auth-user';
 import { AppError } from '../common/errors';
 import { sha256 } from '../common/secrets';
 import { type Settings } from '../config/settings';

@@ -1,7 +1,7 @@
 import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
-import type { AuthUser } from '../common/auth/auth-user';
-import { CurrentUser } from '../common/auth/current-user.decorator';
+import type { AuthUser } from '../auth/guards/auth-user';
+import { CurrentUser } from '../auth/guards/current-user.decorator';
 import { Public } from '../common/public.decorator';
 import { RateLimited } from '../common/throttling/rate-limit.guard';
 import { UuidPipe } from '../common/validation';

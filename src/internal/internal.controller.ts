@@ -1,6 +1,6 @@
 import { Body, Controller, Get, HttpCode, Post, Query, UseGuards } from '@nestjs/common';
 import { ApiBody, ApiOkResponse, ApiTags } from '@nestjs/swagger';
-import { AnyNode, InternalSecretGuard } from '../common/auth/internal-secret.guard';
+import { AnyNode, InternalSecretGuard } from '../auth/guards/internal-secret.guard';
 import { Public } from '../common/public.decorator';
 import {
   LimitsQuery,

@@ -19,9 +19,9 @@ import {
   ApiOkResponse,
   ApiTags,
 } from '@nestjs/swagger';
-import type { AuthUser } from '../common/auth/auth-user';
-import { CurrentUser } from '../common/auth/current-user.decorator';
-import { NodeManageGuard } from '../common/auth/role.guards';
+import type { AuthUser } from '../auth/guards/auth-user';
+import { CurrentUser } from '../auth/guards/current-user.decorator';
+import { NodeManageGuard } from '../auth/guards/role.guards';
 import { UuidPipe } from '../common/validation';
 import {
   CreateNodeRequest,

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { createHash } from 'node:crypto';
-import type { AuthUser } from '../common/auth/auth-user';
+import type { AuthUser } from '../auth/guards/auth-user';
 import { type BatchQueue, sharedStatement } from '../common/concurrency/batch-queue';
 import { AppError } from '../common/errors';
 import { type Settings } from '../config/settings';

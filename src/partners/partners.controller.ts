@@ -1,8 +1,8 @@
 import { Body, Controller, Get, HttpCode, Post, Query, UseGuards } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
-import type { AuthUser } from '../common/auth/auth-user';
-import { CurrentUser } from '../common/auth/current-user.decorator';
-import { PartnerGuard } from '../common/auth/role.guards';
+import type { AuthUser } from '../auth/guards/auth-user';
+import { CurrentUser } from '../auth/guards/current-user.decorator';
+import { PartnerGuard } from '../auth/guards/role.guards';
 import { PageQuery } from '../common/pagination';
 import { toUserViewResponse, UserResponse } from '../users/dto/user.response';
 import { UsersService } from '../users/users.service';

@@ -1,7 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
 import { GUARDS_METADATA } from '@nestjs/common/constants';
 import { API_PREFIX } from '../../src/app.factory';
-import { ANY_NODE, InternalSecretGuard } from '../../src/common/auth/internal-secret.guard';
+import { ANY_NODE, InternalSecretGuard } from '../../src/auth/guards/internal-secret.guard';
 import { NoBodyGuard } from '../../src/common/no-body.guard';
 import {
   AnyStaffGuard,
@@ -10,12 +10,12 @@ import {
   PartnerGuard,
   StaffGuard,
   SupportStaffGuard,
-} from '../../src/common/auth/role.guards';
+} from '../../src/auth/guards/role.guards';
 import { handlerRoutes } from '../../src/common/openapi/routes';
 import { RateLimitGuard } from '../../src/common/throttling/rate-limit.guard';
 import { IS_PUBLIC } from '../../src/common/public.decorator';
 
-/** The metadata key of `@CookieAuthenticated()` (src/common/auth/origin.guard.ts). */
+/** The metadata key of `@CookieAuthenticated()` (src/auth/guards/origin.guard.ts). */
 export const ORIGIN_REQUIRED = 'auth:origin-required';
 
 /**

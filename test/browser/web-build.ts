@@ -21,7 +21,7 @@ const INPUTS = [
   'web/vite.config.mts',
   'client/src',
   'src/game/samegame.ts',
-  'src/common/auth/role-sets.ts',
+  'src/auth/guards/role-sets.ts',
   'package-lock.json',
   'scripts/web-compress.mjs',
   'test/browser/web-build.ts',

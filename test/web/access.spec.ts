@@ -1,6 +1,6 @@
 import type { ExecutionContext } from '@nestjs/common';
-import type { AuthUser } from '../../src/common/auth/auth-user';
-import { ROLE_SETS } from '../../src/common/auth/role-sets';
+import type { AuthUser } from '../../src/auth/guards/auth-user';
+import { ROLE_SETS } from '../../src/auth/guards/role-sets';
 import {
   AnyStaffGuard,
   NodeManageGuard,
@@ -8,7 +8,7 @@ import {
   PartnerGuard,
   StaffGuard,
   SupportStaffGuard,
-} from '../../src/common/auth/role.guards';
+} from '../../src/auth/guards/role.guards';
 import { ROLES, type Role } from '../../src/users/entities/user.entity';
 import { access } from '../../web/src/staff/access';
 

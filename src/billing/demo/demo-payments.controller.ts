@@ -1,7 +1,7 @@
 import { Controller, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
-import type { AuthUser } from '../../common/auth/auth-user';
-import { CurrentUser } from '../../common/auth/current-user.decorator';
+import type { AuthUser } from '../../auth/guards/auth-user';
+import { CurrentUser } from '../../auth/guards/current-user.decorator';
 import { UuidPipe } from '../../common/validation';
 import { DemoPaymentsService } from './demo-payments.service';
 

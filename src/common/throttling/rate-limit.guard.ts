@@ -8,27 +8,30 @@ import {
   UseGuards,
 } from '@nestjs/common';
 import { ModuleRef, Reflector } from '@nestjs/core';
+import type { Request } from 'express';
 import { type RateLimits } from '../../config/settings';
-import type { AuthenticatedRequest } from '../auth/auth-user';
 import { sha256 } from '../secrets';
 import { CANONICAL_UUID } from '../uuid';
 import { DocumentedGuard } from '../openapi/answers';
 import { throttleAddress } from './client-address';
 import { RateLimiter, throttleKey } from './rate-limiter';
 
+/** A request as the throttles read it: the caller's id once authentication has put it there. */
+export type ThrottledRequest = Request & { user?: { id: string } };
+
 /** What a throttle counts by; null when the request has no such thing (it is then not counted). */
 const TRACKERS = {
-  address: (request: AuthenticatedRequest) => throttleAddress(request.ip),
+  address: (request: ThrottledRequest) => throttleAddress(request.ip),
   /** Everyone together: a bound on the work a flood causes, whatever addresses it claims. */
   global: () => 'all',
-  account: (request: AuthenticatedRequest) => request.user?.id ?? null,
+  account: (request: ThrottledRequest) => request.user?.id ?? null,
   /** The seed a sign-in tries, hashed: a bounded key whatever the client sends. */
-  seed: (request: AuthenticatedRequest) => {
+  seed: (request: ThrottledRequest) => {
     const seed = (request.body as { seed?: unknown } | undefined)?.seed;
     return typeof seed === 'string' ? sha256(seed).toString('base64url') : null;
   },
   /** The ticket addressed by the path; none when the path holds no ticket id (the route's 400). */
-  ticket: (request: AuthenticatedRequest) => {
+  ticket: (request: ThrottledRequest) => {
     const id = (request.params as Record<string, string | undefined>).id?.toLowerCase();
     return id !== undefined && CANONICAL_UUID.test(id) ? id : null;
   },
@@ -40,7 +43,7 @@ const TRACKERS = {
  */
 export interface RequestTracker {
   /** Whose attempt the request is; null when it is not counted. */
-  keyOf(request: AuthenticatedRequest): string | null;
+  keyOf(request: ThrottledRequest): string | null;
 }
 
 export interface RateRule {
@@ -74,7 +77,7 @@ export class RateLimitGuard implements CanActivate {
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const rules = this.reflector.get<RateRule[] | undefined>(RATE_RULES, context.getHandler());
-    const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
+    const request = context.switchToHttp().getRequest<ThrottledRequest>();
     for (const rule of rules ?? []) {
       const [kind, key] =
         typeof rule.by === 'string'

@@ -9,10 +9,10 @@ import {
   PrimaryGeneratedColumn,
 } from 'typeorm';
 
-import type { StaffRole } from '../../common/auth/role-sets';
+import type { StaffRole } from '../../auth/guards/role-sets';
 
 // The roles are defined with the guards' role sets, which the web app reads too.
-export { ROLES } from '../../common/auth/role-sets';
+export { ROLES } from '../../auth/guards/role-sets';
 export type Role = StaffRole;
 
 /** An account: anonymous seed, Telegram, or staff (username and password). */

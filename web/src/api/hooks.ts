@@ -7,7 +7,7 @@ import type {
   User,
   WithdrawalRequest,
 } from './client';
-import { inRoleSet } from '../../../src/common/auth/role-sets';
+import { inRoleSet } from '../../../src/auth/guards/role-sets';
 import { api, mayHaveSession, ME_KEY, noteSignedOut } from './client';
 
 /** Query keys: one per resource, so a write invalidates exactly what it changed. */

@@ -1,4 +1,4 @@
-import { inRoleSet, mayManageNodes, type StaffRole } from '../../../src/common/auth/role-sets';
+import { inRoleSet, mayManageNodes, type StaffRole } from '../../../src/auth/guards/role-sets';
 
 /** What the console's page rules read of the signed-in account (`GET /users/me`). */
 export interface ConsoleAccount {
@@ -8,7 +8,7 @@ export interface ConsoleAccount {
 
 /**
  * Who may open which console page: the same role sets the service's guards apply to the routes
- * behind it (src/common/auth/role-sets.ts, docs/routes.md). A page hidden here still meets the
+ * behind it (src/auth/guards/role-sets.ts, docs/routes.md). A page hidden here still meets the
  * service's 403 when called anyway.
  */
 export const access = {

@@ -9,15 +9,20 @@ import {
   type SecurityRequirementObject,
   SwaggerModule,
 } from '@nestjs/swagger';
-import { JwtAuthGuard } from '../auth/jwt-auth.guard';
-import { ORIGIN_REQUIRED, OriginGuard } from '../auth/origin.guard';
-import type { ErrorCode } from '../errors';
-import { IS_PUBLIC } from '../public.decorator';
-import { UuidPipe } from '../validation';
-import { ANSWERS, GUARD_DOC, type GuardDoc, type SecuritySchemeName } from './answers';
+import { JwtAuthGuard } from '../auth/guards/jwt-auth.guard';
+import { ORIGIN_REQUIRED, OriginGuard } from '../auth/guards/origin.guard';
+import type { ErrorCode } from '../common/errors';
+import { IS_PUBLIC } from '../common/public.decorator';
+import { UuidPipe } from '../common/validation';
+import {
+  ANSWERS,
+  GUARD_DOC,
+  type GuardDoc,
+  type SecuritySchemeName,
+} from '../common/openapi/answers';
 import { ERROR_SCHEMAS, errorResponses } from './error-responses';
 import { nullableTo31 } from './nullable';
-import { type HandlerRoute, handlerRoutes } from './routes';
+import { type HandlerRoute, handlerRoutes } from '../common/openapi/routes';
 
 const MUTATING = new Set(['post', 'put', 'patch', 'delete']);
 

@@ -2,9 +2,9 @@ import { type CanActivate, type ExecutionContext, Injectable, SetMetadata } from
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
 import { EVERY_NODE, InternalCallers } from '../../nodes/internal-callers';
-import { AppError } from '../errors';
-import { DocumentedGuard } from '../openapi/answers';
-import { canonicalUuid } from '../uuid';
+import { AppError } from '../../common/errors';
+import { DocumentedGuard } from '../../common/openapi/answers';
+import { canonicalUuid } from '../../common/uuid';
 
 export const ANY_NODE = 'internal:any-node';
 

@@ -1,6 +1,6 @@
 import type { ExecutionContext } from '@nestjs/common';
 import type { StaffRole as Role } from './role-sets';
-import { AppError } from '../errors';
+import { AppError } from '../../common/errors';
 import type { AuthUser } from './auth-user';
 import {
   NodeManageGuard,

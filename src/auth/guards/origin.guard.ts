@@ -9,12 +9,12 @@ import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
 import jwt from 'jsonwebtoken';
 import type { KeyObject } from 'node:crypto';
-import { accessTokenKey } from '../../auth/sessions.service';
+import { accessTokenKey } from '../sessions.service';
 import { type Settings } from '../../config/settings';
 import { SETTINGS } from '../../config/settings.module';
-import { AppError } from '../errors';
-import { DocumentedGuard } from '../openapi/answers';
-import { IS_PUBLIC } from '../public.decorator';
+import { AppError } from '../../common/errors';
+import { DocumentedGuard } from '../../common/openapi/answers';
+import { IS_PUBLIC } from '../../common/public.decorator';
 import { ACCESS_COOKIE, REFRESH_COOKIE } from './cookies';
 
 export const ORIGIN_REQUIRED = 'auth:origin-required';

@@ -1,5 +1,5 @@
 import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
-import { AppError } from '../errors';
+import { AppError } from '../../common/errors';
 import type { AuthenticatedRequest, AuthUser } from './auth-user';
 
 /** The signed-in caller. Only on routes behind the authentication guard. */

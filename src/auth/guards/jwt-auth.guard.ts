@@ -2,9 +2,9 @@ import { type ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { AuthGuard } from '@nestjs/passport';
 import { isDatabaseUnavailable } from '../../database/postgres-errors';
-import { AppError } from '../errors';
-import { DocumentedGuard } from '../openapi/answers';
-import { IS_PUBLIC } from '../public.decorator';
+import { AppError } from '../../common/errors';
+import { DocumentedGuard } from '../../common/openapi/answers';
+import { IS_PUBLIC } from '../../common/public.decorator';
 import type { AuthUser } from './auth-user';
 
 /** Global: every route needs a valid, unrevoked session unless it is marked `@Public()`. */

@@ -9,11 +9,11 @@ import {
   UseGuards,
 } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
-import { InternalSecretGuard } from '../auth/internal-secret.guard';
-import { StaffGuard } from '../auth/role.guards';
-import { Public } from '../public.decorator';
-import { UuidPipe } from '../validation';
-import { Answers } from './answers';
+import { InternalSecretGuard } from '../auth/guards/internal-secret.guard';
+import { StaffGuard } from '../auth/guards/role.guards';
+import { Public } from '../common/public.decorator';
+import { UuidPipe } from '../common/validation';
+import { Answers } from '../common/openapi/answers';
 import { buildOpenApiDocument } from './document';
 
 @Injectable()

@@ -7,8 +7,8 @@ import {
 } from '@nestjs/common';
 import type { Settings } from '../../config/settings';
 import { SETTINGS } from '../../config/settings.module';
-import { AppError } from '../errors';
-import { DocumentedGuard } from '../openapi/answers';
+import { AppError } from '../../common/errors';
+import { DocumentedGuard } from '../../common/openapi/answers';
 import type { AuthenticatedRequest, AuthUser } from './auth-user';
 import { inRoleSet, mayManageNodes } from './role-sets';
 

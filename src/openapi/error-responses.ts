@@ -1,5 +1,5 @@
 import type { ReferenceObject, ResponseObject, SchemaObject } from '@nestjs/swagger';
-import { ERROR_STATUS, type ErrorCode } from '../errors';
+import { ERROR_STATUS, type ErrorCode } from '../common/errors';
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 
