@@ -9,7 +9,7 @@ RUN npm run build && npm prune --omit=dev
 
 # What runs: the compiled code (dist/, with its migrations), the built web app (web/dist/, served
 # outside /api), the node agent's bundle and the production dependencies only.
-# `npm run migration:run|revert|show` work here too (the TypeORM CLI on dist/database/cli-data-source.js).
+# `npm run migration:run|revert|show` work here too (the TypeORM CLI on dist/cli-data-source.js).
 FROM node:20-bookworm-slim
 ENV NODE_ENV=production
 # glibc's malloc returns blocks over 128 KiB to the system when freed: left dynamic, the threshold

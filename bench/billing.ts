@@ -6,6 +6,7 @@
  */
 import { DataSource } from 'typeorm';
 import { dataSourceOptions } from '../src/database/data-source';
+import { ENTITIES } from '../src/entities';
 import { startStandaloneApp } from '../scripts/lib/standalone-app';
 import { fillBilling, HOT_QUERIES, planOf } from '../test/harness/billing-volume';
 
@@ -28,7 +29,7 @@ const median = (values: number[]): number => [...values].sort((a, b) => a - b)[v
 
 async function main(): Promise<void> {
   const standalone = await startStandaloneApp();
-  const db = new DataSource(dataSourceOptions(standalone.databaseUrl));
+  const db = new DataSource(dataSourceOptions(standalone.databaseUrl, { entities: ENTITIES }));
   await db.initialize();
   try {
     await db.query(

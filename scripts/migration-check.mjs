@@ -6,7 +6,7 @@ import { withTempDatabase } from './lib/temp-database.mjs';
 
 const code = await withTempDatabase('drift_check', async (url) => {
   const env = { ...process.env, DATABASE_URL: url };
-  const cli = ['typeorm-ts-node-commonjs', '-d', 'src/database/cli-data-source.ts'];
+  const cli = ['typeorm-ts-node-commonjs', '-d', 'src/cli-data-source.ts'];
   for (const args of [['migration:run'], ['migration:generate', 'migrations/drift', '--check']]) {
     const result = spawnSync('npx', ['--no-install', ...cli, ...args], {
       cwd: root,

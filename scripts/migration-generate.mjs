@@ -23,7 +23,7 @@ const out = mkdtempSync(join(tmpdir(), 'migration-'));
 
 const code = await withTempDatabase('generate', async (url) => {
   const env = { ...process.env, DATABASE_URL: url };
-  const cli = ['--no-install', 'typeorm-ts-node-commonjs', '-d', 'src/database/cli-data-source.ts'];
+  const cli = ['--no-install', 'typeorm-ts-node-commonjs', '-d', 'src/cli-data-source.ts'];
   let result = spawnSync('npx', [...cli, 'migration:run'], { cwd: root, env, stdio: 'inherit' });
   if (result.status !== 0) return result.status ?? 1;
   result = spawnSync('npx', [...cli, 'migration:generate', join(out, 'Generated'), '--pretty'], {

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { dataSourceOptions } from '../src/database/data-source';
+import { ENTITIES } from '../src/entities';
 import { MIGRATIONS } from '../migrations';
 
 async function admin(sql: string): Promise<void> {
@@ -20,7 +21,7 @@ describe('migrations', () => {
     await admin(`CREATE DATABASE "${name}"`);
     const url = new URL(process.env.TEST_PG_ADMIN_URL as string);
     url.pathname = `/${name}`;
-    const dataSource = new DataSource(dataSourceOptions(url.toString()));
+    const dataSource = new DataSource(dataSourceOptions(url.toString(), { entities: ENTITIES }));
     await dataSource.initialize();
     try {
       const tables = async (): Promise<string[]> =>

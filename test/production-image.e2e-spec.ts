@@ -158,7 +158,7 @@ describe('the production image, laid out without an engine', () => {
   it('has the compiled entry point and no development tools', () => {
     expect(imageCommand()).toEqual(['node', 'dist/main.js']);
     expect(existsSync(join(image, 'dist/main.js'))).toBe(true);
-    expect(existsSync(join(image, 'dist/database/cli-data-source.js'))).toBe(true);
+    expect(existsSync(join(image, 'dist/cli-data-source.js'))).toBe(true);
     expect(existsSync(join(image, 'dist/migrations/0001-initial.js'))).toBe(true);
     expect(existsSync(join(image, 'dist/migrations/index.js'))).toBe(true);
     expect(existsSync(join(image, 'web/dist/index.html'))).toBe(true);

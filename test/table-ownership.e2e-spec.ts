@@ -3,7 +3,7 @@ import { join, relative } from 'node:path';
 import { Client } from 'pg';
 import * as ts from 'typescript';
 import { getMetadataArgsStorage } from 'typeorm';
-import { ENTITIES } from '../src/database/entities';
+import { ENTITIES } from '../src/entities';
 import { createTestDatabase, type TestDatabase } from './harness/database';
 
 /**

@@ -12,6 +12,7 @@ import { createApp } from '../../src/app.factory';
 import { loadSettings, type Settings } from '../../src/config/settings';
 import { dataSourceOptions } from '../../src/database/data-source';
 import { startEmbeddedPostgres } from '../../src/database/embedded-postgres';
+import { ENTITIES } from '../../src/entities';
 
 export interface StandaloneApp {
   app: NestExpressApplication;
@@ -32,7 +33,7 @@ export async function startStandaloneApp(
     rmSync(dir, { recursive: true, force: true });
   };
   try {
-    const migrate = new DataSource(dataSourceOptions(pg.url));
+    const migrate = new DataSource(dataSourceOptions(pg.url, { entities: ENTITIES }));
     await migrate.initialize();
     await migrate.runMigrations();
     await migrate.destroy();

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
 import { APP_GUARD } from '@nestjs/core';
 import { PassportModule } from '@nestjs/passport';
 import { JwtAuthGuard } from './guards/jwt-auth.guard';
@@ -19,13 +20,20 @@ import { STAFF_LOGIN_TRACKERS } from './staff-login-throttles';
 import { TotpController } from './totp.controller';
 import { TotpRepository } from './totp.repository';
 import { TotpService } from './totp.service';
+import { AUTH_ENTITIES } from './auth.entities';
 
 /**
  * Accounts' sign-in and sessions (seed, Telegram, staff password), the staff sign-in throttles'
  * trackers, and the global guards every route passes: the origin check, then authentication.
  */
 @Module({
-  imports: [PassportModule, ThrottlingModule, UsersModule, AuditModule],
+  imports: [
+    TypeOrmModule.forFeature(AUTH_ENTITIES),
+    PassportModule,
+    ThrottlingModule,
+    UsersModule,
+    AuditModule,
+  ],
   controllers: [AuthController, TotpController],
   providers: [
     AuthRepository,

@@ -6,6 +6,7 @@ import { validateSync } from 'class-validator';
 import { plainToInstance } from 'class-transformer';
 import { type Settings } from '../config/settings';
 import { startCommandContext } from '../database/command-context';
+import { ENTITIES } from '../entities';
 import { StaffCredentials } from '../users/dto/staff.dto';
 import { UsernameTakenCondition } from '../users/users.errors';
 import { AccountsRepository } from '../users/accounts.repository';
@@ -22,7 +23,7 @@ class Refusal extends Error {}
  * it with exit code 1, since nobody is there to answer again.
  */
 export async function runCreateOwner(settings: Settings, databaseUrl: string): Promise<number> {
-  const context = await startCommandContext(settings, databaseUrl, [AccountsRepository]);
+  const context = await startCommandContext(settings, databaseUrl, ENTITIES, [AccountsRepository]);
   const prompt = new Prompt();
   try {
     const users = context.get(AccountsRepository);
@@ -56,7 +57,7 @@ export async function runCreateOwner(settings: Settings, databaseUrl: string): P
  * database), so only whoever runs the service can use it.
  */
 export async function runResetPassword(settings: Settings, databaseUrl: string): Promise<number> {
-  const context = await startCommandContext(settings, databaseUrl, [
+  const context = await startCommandContext(settings, databaseUrl, ENTITIES, [
     AccountsRepository,
     AuthRepository,
   ]);

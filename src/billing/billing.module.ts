@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
 import { UsersModule } from '../users/users.module';
 import { AuditModule } from '../audit/audit.module';
 import { BillingRepository } from './billing.repository';
@@ -32,9 +33,10 @@ import { ReconciliationService } from './reconciliation.service';
 import { CommissionsRepository } from './commissions.repository';
 import { TelegramPaymentsService } from './telegram-payments.service';
 import { TrafficResetService } from './traffic-reset.service';
+import { BILLING_ENTITIES } from './billing.entities';
 
 @Module({
-  imports: [AuditModule, UsersModule, ThrottlingModule],
+  imports: [TypeOrmModule.forFeature(BILLING_ENTITIES), AuditModule, UsersModule, ThrottlingModule],
   controllers: [
     PlansController,
     InvoicesController,

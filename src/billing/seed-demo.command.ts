@@ -4,6 +4,7 @@ import { AuditRepository } from '../audit/audit.repository';
 import { AuditService } from '../audit/audit.service';
 import { type Settings } from '../config/settings';
 import { startCommandContext } from '../database/command-context';
+import { ENTITIES } from '../entities';
 import { PLAN_AUDIT_ACTIONS } from './billing.constants';
 import { PlansRepository, type PlanToSave } from './plans.repository';
 import { planAuditValues } from './plans.service';
@@ -41,7 +42,7 @@ export const DEMO_PLANS: PlanToSave[] = [
  * so running it again, or on a live installation, changes nothing. Returns the exit code.
  */
 export async function runSeedDemo(settings: Settings, databaseUrl: string): Promise<number> {
-  const context = await startCommandContext(settings, databaseUrl, [
+  const context = await startCommandContext(settings, databaseUrl, ENTITIES, [
     PlansRepository,
     AuditRepository,
     AuditService,

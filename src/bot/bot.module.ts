@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
 import { AuthModule } from '../auth/auth.module';
 import { BillingModule } from '../billing/billing.module';
 import { DevicesModule } from '../devices/devices.module';
@@ -17,10 +18,18 @@ import { StartComposer } from './composers/start.composer';
 import { WarningsComposer } from './composers/warnings.composer';
 import { RemindersService } from './reminders.service';
 import { TelegramBot } from './telegram-bot';
+import { BOT_ENTITIES } from './bot.entities';
 
 /** The Telegram bot: a thin front end over accounts, sign-in, partners and billing. */
 @Module({
-  imports: [UsersModule, AuthModule, BillingModule, PartnersModule, DevicesModule],
+  imports: [
+    TypeOrmModule.forFeature(BOT_ENTITIES),
+    UsersModule,
+    AuthModule,
+    BillingModule,
+    PartnersModule,
+    DevicesModule,
+  ],
   controllers: [BotController],
   providers: [
     BotRepository,

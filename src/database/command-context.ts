@@ -2,6 +2,7 @@ import { type INestApplicationContext, Module, type Provider } from '@nestjs/com
 import { NestFactory } from '@nestjs/core';
 import { type Settings } from '../config/settings';
 import { SETTINGS } from '../config/settings.module';
+import { type EntityList } from './data-source';
 import { DatabaseModule } from './database.module';
 
 @Module({})
@@ -10,11 +11,13 @@ class CommandModule {}
 /**
  * The database, the transaction host and `providers`, for a one-off command (create-owner,
  * seed-demo): the same repositories as the app; a command groups writes with
- * `TransactionHost.withTransaction`.
+ * `TransactionHost.withTransaction`. No feature module registers entities here: the command
+ * passes every one (src/entities.ts), as the app loads them.
  */
 export function startCommandContext(
   settings: Settings,
   databaseUrl: string,
+  entities: EntityList,
   providers: Provider[],
 ): Promise<INestApplicationContext> {
   return NestFactory.createApplicationContext(
@@ -25,6 +28,7 @@ export function startCommandContext(
           migrationsRun: settings.migrationsRun,
           pooler: settings.dbPooler,
           directUrl: settings.databaseDirectUrl,
+          entities,
           // @Transactional() finds its host per process by connection name: a command run in a
           // process that also hosts the app (the tests) must not take the app's place.
           connectionName: 'command',

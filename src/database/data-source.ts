@@ -1,7 +1,6 @@
 import 'reflect-metadata';
 import { type DataSourceOptions } from 'typeorm';
 import { DeadlineClient } from './deadline-client';
-import { ENTITIES } from './entities';
 import { loadMigrations } from './migrations';
 import { withoutNamedStatements } from './sql';
 import { SnakeNamingStrategy } from './naming-strategy';
@@ -29,6 +28,9 @@ export const QUERY_DEADLINE_MARGIN_MS = 1_000;
 export function queryDeadlineMs(statementTimeoutMs = 0): number | undefined {
   return statementTimeoutMs > 0 ? statementTimeoutMs + QUERY_DEADLINE_MARGIN_MS : undefined;
 }
+
+/** The entity classes a data source loads. */
+export type EntityList = NonNullable<DataSourceOptions['entities']>;
 
 /** What `DATABASE_URL` points at (the `DB_POOLER` setting). */
 export type DbPooler = 'none' | 'pgbouncer';
@@ -77,17 +79,18 @@ export function sessionParameters({
  * ends at `queryDeadlineMs` whatever the server does (it is answered 503 too), and its connection
  * is closed (`DeadlineClient`), so a request waits at most DB_POOL_WAIT_MS for a connection plus
  * that deadline per statement. Behind a pooler
- * (`pooler`), the data source is marked so that `preparedRows` names no statement.
+ * (`pooler`), the data source is marked so that `preparedRows` names no statement. `extra.entities`
+ * says which entities it loads: the features' (src/entities.ts) or none (the app, whose feature
+ * modules register their own; a connection that only locks or migrates).
  */
 export function dataSourceOptions(
   url: string,
-  extra: Partial<DataSourceOptions> = {},
+  extra: Partial<DataSourceOptions> & { entities: EntityList },
   connection: ConnectionOptions = {},
 ): DataSourceOptions {
   const options = {
     type: 'postgres',
     url,
-    entities: ENTITIES,
     migrations: loadMigrations(),
     migrationsTableName: 'migrations',
     migrationsTransactionMode: 'each',

@@ -9,7 +9,7 @@ import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-t
 import { ClsModule } from 'nestjs-cls';
 import { DataSource } from 'typeorm';
 import { AdvisoryLocks, LOCK_DATA_SOURCE } from './advisory-lock';
-import { type ConnectionOptions, dataSourceOptions } from './data-source';
+import { type ConnectionOptions, dataSourceOptions, type EntityList } from './data-source';
 
 /**
  * Connections on the direct URL: one per lock held at once (each periodic job, bot polling, the
@@ -32,10 +32,22 @@ export class DatabaseModule {
       connectionName?: string;
       /** PostgreSQL itself when `databaseUrl` is a pooler; see `LOCK_DATA_SOURCE`. */
       directUrl?: string | null;
+      /**
+       * The entities of a context without feature modules (a one-off command); unset, those the
+       * feature modules register (`TypeOrmModule.forFeature`) are loaded.
+       */
+      entities?: EntityList;
     },
   ): DynamicModule {
-    const { connectionName, statementTimeoutMs, poolWaitMs, pooler, directUrl, ...dataSource } =
-      options;
+    const {
+      connectionName,
+      statementTimeoutMs,
+      poolWaitMs,
+      pooler,
+      directUrl,
+      entities,
+      ...dataSource
+    } = options;
     // Repositories inject the unnamed host; a named one stands in for it.
     const hostAlias = connectionName
       ? [{ provide: TransactionHost, useExisting: getTransactionHostToken(connectionName) }]
@@ -43,9 +55,14 @@ export class DatabaseModule {
     return {
       module: DatabaseModule,
       imports: [
-        TypeOrmModule.forRoot(
-          dataSourceOptions(databaseUrl, dataSource, { statementTimeoutMs, poolWaitMs, pooler }),
-        ),
+        TypeOrmModule.forRoot({
+          ...dataSourceOptions(
+            databaseUrl,
+            { ...dataSource, entities: entities ?? [] },
+            { statementTimeoutMs, poolWaitMs, pooler },
+          ),
+          autoLoadEntities: entities === undefined,
+        }),
         ClsModule.forRoot({
           global: true,
           plugins: [

@@ -13,7 +13,8 @@ const MIGRATION_LOCK = 4_180_377_201;
  * Returns the names of the migrations applied by this call.
  */
 export async function runMigrationsLocked(url: string): Promise<string[]> {
-  const dataSource = new DataSource(dataSourceOptions(url, {}, { poolSize: 2 }));
+  // The migrations are SQL of their own: no entity is needed to apply them.
+  const dataSource = new DataSource(dataSourceOptions(url, { entities: [] }, { poolSize: 2 }));
   await dataSource.initialize();
   const lockHolder = dataSource.createQueryRunner();
   try {

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { InvalidReason } from '../internal/dto/internal.dto';
+import type { JobOutcome, JobRunRecorder } from '../scheduler/job-run-recorder';
 
 /** Refused: a repeat of an applied report, or one from an unknown node. */
 export type TrafficReportResult = 'applied' | 'refused';
@@ -8,7 +9,6 @@ export type TrafficReportResult = 'applied' | 'refused';
 export type TokenValidationResult = 'valid' | InvalidReason;
 /** Failed: something went wrong on our side (not a user's mistake the bot explained). */
 export type BotUpdateResult = 'handled' | 'failed';
-export type JobOutcome = 'ok' | 'failed' | 'timed_out' | 'skipped' | 'unavailable';
 
 /**
  * The service's Prometheus registry and its named counters. Other modules record through these
@@ -16,7 +16,7 @@ export type JobOutcome = 'ok' | 'failed' | 'timed_out' | 'skipped' | 'unavailabl
  * prom-client's global one), so that several apps in one process (tests) do not collide.
  */
 @Injectable()
-export class Metrics {
+export class Metrics implements JobRunRecorder {
   readonly registry = new Registry();
 
   readonly httpDuration = new Histogram({

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
 import { AuditModule } from '../audit/audit.module';
 import { HostResolver } from '../common/host-resolver';
 import { SecretBox, secretBoxFactory } from '../common/secret-box';
@@ -17,9 +18,10 @@ import { NodesService } from './nodes.service';
 import { ProvisioningService } from './provisioning.service';
 import { RoutingService } from './routing.service';
 import { SessionTokens } from './session-token';
+import { NODES_ENTITIES } from './nodes.entities';
 
 @Module({
-  imports: [AuditModule, UsersModule],
+  imports: [TypeOrmModule.forFeature(NODES_ENTITIES), AuditModule, UsersModule],
   controllers: [AdminNodesController, RoutingController],
   providers: [
     NodesRepository,

@@ -3,6 +3,7 @@ import { type TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adap
 import { SecretBox, UnopenableSecret } from '../common/secret-box';
 import { type Settings } from '../config/settings';
 import { startCommandContext } from '../database/command-context';
+import { ENTITIES } from '../entities';
 import { TotpRepository } from '../auth/totp.repository';
 import { NodesRepository } from './nodes.repository';
 
@@ -15,7 +16,7 @@ import { NodesRepository } from './nodes.repository';
  */
 export async function runResealSecrets(settings: Settings, databaseUrl: string): Promise<number> {
   const box = new SecretBox(settings.dataEncryptionKey, settings.dataEncryptionKeyPrevious);
-  const context = await startCommandContext(settings, databaseUrl, [
+  const context = await startCommandContext(settings, databaseUrl, ENTITIES, [
     NodesRepository,
     TotpRepository,
   ]);

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
 import { AuditModule } from '../audit/audit.module';
 import { UsersModule } from '../users/users.module';
 import { AdminWithdrawalsController } from './admin-withdrawals.controller';
@@ -6,10 +7,11 @@ import { PartnerAttachController, PartnersController } from './partners.controll
 import { PartnersRepository } from './partners.repository';
 import { PartnersService } from './partners.service';
 import { WithdrawalsService } from './withdrawals.service';
+import { PARTNERS_ENTITIES } from './partners.entities';
 
 /** Partners: attached buyers, earnings, withdrawal requests and staff decisions on them. */
 @Module({
-  imports: [UsersModule, AuditModule],
+  imports: [TypeOrmModule.forFeature(PARTNERS_ENTITIES), UsersModule, AuditModule],
   controllers: [PartnerAttachController, PartnersController, AdminWithdrawalsController],
   providers: [PartnersRepository, PartnersService, WithdrawalsService],
   // The bot attaches buyers through PartnersService.attachToPartner.

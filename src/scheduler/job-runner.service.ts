@@ -11,8 +11,8 @@ import { SchedulerRegistry } from '@nestjs/schedule';
 import { type Settings } from '../config/settings';
 import { SETTINGS } from '../config/settings.module';
 import { AdvisoryLocks } from '../database/advisory-lock';
-import { Metrics } from '../metrics/metrics.service';
 import type { JobSchedule } from './intervals';
+import { JobRunRecorder } from './job-run-recorder';
 import { type JobRunOutcome, JobRunsRepository } from './job-runs.repository';
 
 /** What one tick of a job did on this instance. */
@@ -53,7 +53,7 @@ export class JobRunner implements BeforeApplicationShutdown {
   constructor(
     private readonly locks: AdvisoryLocks,
     private readonly runs: JobRunsRepository,
-    private readonly metrics: Metrics,
+    private readonly metrics: JobRunRecorder,
     @Inject(SETTINGS) private readonly settings: Settings,
     /** Present only when the app runs its scheduled jobs (tests tick by hand). */
     @Optional() private readonly scheduler?: SchedulerRegistry,

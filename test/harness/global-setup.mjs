@@ -24,7 +24,10 @@ export default async function globalSetup() {
 
     const { DataSource } = requireTs('node_modules/typeorm/index.js');
     const { dataSourceOptions } = requireTs('src/database/data-source.ts');
-    const dataSource = new DataSource(dataSourceOptions(databaseUrl(server.adminUrl, template)));
+    const { ENTITIES } = requireTs('src/entities.ts');
+    const dataSource = new DataSource(
+      dataSourceOptions(databaseUrl(server.adminUrl, template), { entities: ENTITIES }),
+    );
     await dataSource.initialize();
     await dataSource.runMigrations();
     await dataSource.destroy();

@@ -1,5 +1,6 @@
 import { DataSource } from 'typeorm';
-import { dataSourceOptions } from './data-source';
+import { dataSourceOptions } from './database/data-source';
+import { ENTITIES } from './entities';
 
 /**
  * The TypeORM CLI's data source (`npm run migration:*`): `DATABASE_DIRECT_URL` names the database
@@ -15,4 +16,4 @@ if (!url) {
   process.exit(1);
 }
 
-export default new DataSource(dataSourceOptions(url));
+export default new DataSource(dataSourceOptions(url, { entities: ENTITIES }));
