@@ -4,7 +4,10 @@
  * operator runs it (see lib/fixture.ts), beside a bare `pg` client on the same users in the same
  * run, with two statements: the service's own (`ADD_TRAFFIC_SQL` after `ORDERED_JOINS`, ids
  * sorted), and the plain `UPDATE … FROM unnest` the planner joins its own way (a hash join, in
- * numeric arithmetic, no over-limit answer), the baseline of the earlier figures in RESULTS.md.
+ * numeric arithmetic, no over-limit answer), the baseline of the earlier figures in RESULTS.md;
+ * and the textbook way to the same lock order, which the ordered joins are kept against: the rows
+ * locked in id order first (`WHERE id IN (SELECT … ORDER BY id FOR NO KEY UPDATE)`, as nodes are),
+ * with the planner's own join.
  * Entries per second.
  */
 import { randomUUID } from 'node:crypto';
@@ -19,7 +22,19 @@ import { canonicalUuid, sortedUuids } from '../src/common/uuid';
 import { bigintArray, statementName, uuidArray } from '../src/database/sql';
 import { ADD_TRAFFIC_SQL, ORDERED_JOINS } from '../src/users/user-traffic.repository';
 
+/** `ADD_TRAFFIC_SQL` locking its users in id order first, the way nodes are (`NODES_LOCKED_IN_ID_ORDER`). */
+const TEXTBOOK_ADD_TRAFFIC_SQL = ADD_TRAFFIC_SQL.replace(
+  'WHERE u.id = v.id',
+  'WHERE u.id = v.id AND u.id IN (SELECT id FROM users WHERE id = ANY($1::uuid[]) ORDER BY id FOR NO KEY UPDATE)',
+);
+if (TEXTBOOK_ADD_TRAFFIC_SQL === ADD_TRAFFIC_SQL)
+  throw new Error('ADD_TRAFFIC_SQL changed its join');
 const ENTRIES = 10_000;
+/**
+ * Accounts in the database: the reports name ENTRIES of them. By default only those; a fleet's
+ * node names a small share of a large table (`BENCH_TRAFFIC_ACCOUNTS=200000`), where the plans differ.
+ */
+const ACCOUNTS = Math.max(ENTRIES, Number(process.env.BENCH_TRAFFIC_ACCOUNTS ?? ENTRIES));
 const SEQUENTIAL = Number(process.env.BENCH_REPORTS ?? 20);
 const CONCURRENT = 50;
 /** BENCH_STATEMENTS=1: PostgreSQL's own timing of each statement of the one-at-a-time rounds. */
@@ -34,7 +49,7 @@ async function main(): Promise<void> {
   const bare = new Client({ connectionString: fixture.serviceDatabaseUrl });
   const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENT });
   try {
-    const ids = await seedAccounts(fixture.sql, ENTRIES);
+    const ids = (await seedAccounts(fixture.sql, ACCOUNTS)).slice(0, ENTRIES);
     const nodes = await seedNodes(fixture.sql, CONCURRENT);
     await fixture.sql('ANALYZE users');
 
@@ -112,19 +127,32 @@ async function main(): Promise<void> {
         ];
       });
     };
+    /** The service's statement with the locks taken in id order first, the planner left alone. */
+    const textbookOnce = (shift: number): Promise<number> => {
+      const order = sortedUuids(rotated(shift).map((id) => canonicalUuid(id)!));
+      return inTransaction(() => [
+        [
+          TEXTBOOK_ADD_TRAFFIC_SQL,
+          [uuidArray(order), bigintArray(order.map((_, i) => 51_000 + 2 * i)), '1000000000000'],
+        ],
+      ]);
+    };
     for (let i = 0; i < 3; i++) await bareOnce(i);
+    for (let i = 0; i < 3; i++) await textbookOnce(i);
     for (let i = 0; i < 3; i++) await sameOnce(i);
     if (STATEMENTS) await resetStatements(fixture.sql);
 
     const serviceMs: number[] = [];
     const bareMs: number[] = [];
     const sameMs: number[] = [];
+    const textbookMs: number[] = [];
     for (let i = 0; i < SEQUENTIAL; i++) {
       // Each body is built before its clock starts, as a node would have it ready.
       const payload = body(nodes[i % nodes.length], i * 7);
       serviceMs.push(await post(payload));
       bareMs.push(await bareOnce(i * 7));
       sameMs.push(await sameOnce(i * 7));
+      textbookMs.push(await textbookOnce(i * 7));
     }
     const statements = STATEMENTS
       ? await statementTimes(fixture.sql, {
@@ -139,17 +167,19 @@ async function main(): Promise<void> {
     const service = median(serviceMs);
     const bareMedian = median(bareMs);
     const sameMedian = median(sameMs);
+    const textbookMedian = median(textbookMs);
     const share = (ms: number): string => `${((ms / service) * 100).toFixed(0)}%`;
     const rate = (ms: number): string => ((ENTRIES / ms) * 1000).toFixed(0);
     process.stdout.write(
       [
         '',
-        `POST /api/v1/internal/traffic, ${ENTRIES}-entry reports; median of ${SEQUENTIAL} runs, the three paths in turn`,
+        `POST /api/v1/internal/traffic, ${ENTRIES}-entry reports over ${ACCOUNTS} accounts; median of ${SEQUENTIAL} runs, the three paths in turn`,
         'service: node dist/main.js, NODE_ENV=production, default LOG_LEVEL',
         '| path | ms per report | entries/s |',
         '|---|---|---|',
         `| service, one report at a time (HTTP, validation, transaction) | ${service.toFixed(1)} | ${rate(service)} |`,
         `| bare pg: the service's statement as it sends it (ids sorted, ORDERED_JOINS, then ADD_TRAFFIC_SQL with binary arrays) in a transaction | ${sameMedian.toFixed(1)} | ${rate(sameMedian)} |`,
+        `| bare pg: the same UPDATE with the users locked in id order first (WHERE id IN (SELECT … ORDER BY id FOR NO KEY UPDATE)), no planner settings | ${textbookMedian.toFixed(1)} | ${rate(textbookMedian)} |`,
         `| bare pg: plain UPDATE … FROM unnest in a transaction (unsorted ids, the planner's own join, numeric; no report record, no over-limit answer) | ${bareMedian.toFixed(1)} | ${rate(bareMedian)} |`,
         `| service, ${CONCURRENT} reports at once from ${CONCURRENT} nodes (same users) | ${(concurrentMs / CONCURRENT).toFixed(1)} (all: ${concurrentMs.toFixed(0)}) | ${((CONCURRENT * ENTRIES * 1000) / concurrentMs).toFixed(0)} |`,
         `service / bare, the same statement: ${share(sameMedian)}; the plain UPDATE: ${share(bareMedian)} (target ≥ 70%); one report ${service.toFixed(0)} ms (target ≤ 100 ms, ≥ 100,000 entries/s)`,
