@@ -16,6 +16,7 @@ export default tseslint.config(
       'coverage/**',
       '.data/**',
       'test-artifacts/**',
+      '.test-build-*/**',
     ],
   },
   eslint.configs.recommended,

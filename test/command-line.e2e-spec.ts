@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { resolve } from 'node:path';
 import { TEST_SECRETS } from './harness/app';
+import { serviceArgs } from './harness/service-process';
 
 const ROOT = resolve(__dirname, '..');
 
@@ -12,23 +13,19 @@ interface Run {
 
 function main(args: string[]): Promise<Run> {
   return new Promise((done) => {
-    const child = spawn(
-      process.execPath,
-      ['-r', 'ts-node/register/transpile-only', 'src/main.ts', ...args],
-      {
-        cwd: ROOT,
-        // Were the service started by mistake, it would fail on this address at once and say so.
-        env: {
-          ...process.env,
-          ...TEST_SECRETS,
-          NODE_ENV: 'test',
-          TS_NODE_PROJECT: 'tsconfig.json',
-          DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none',
-          DB_STARTUP_WAIT_S: '1',
-        },
-        stdio: ['ignore', 'pipe', 'pipe'],
+    const child = spawn(process.execPath, [...serviceArgs(), ...args], {
+      cwd: ROOT,
+      // Were the service started by mistake, it would fail on this address at once and say so.
+      env: {
+        ...process.env,
+        ...TEST_SECRETS,
+        NODE_ENV: 'test',
+        TS_NODE_PROJECT: 'tsconfig.json',
+        DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none',
+        DB_STARTUP_WAIT_S: '1',
       },
-    );
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

@@ -3,9 +3,10 @@ import { resolve } from 'node:path';
 import { Client } from 'pg';
 import { createTestDatabase, type TestDatabase } from './harness/database';
 import { startTestApp, TEST_SECRETS } from './harness/app';
+import { serviceArgs } from './harness/service-process';
 
 const ROOT = resolve(__dirname, '..');
-const NODE_ARGS = ['-r', 'ts-node/register/transpile-only', 'src/main.ts'];
+const NODE_ARGS = serviceArgs();
 const MAIN = [...NODE_ARGS, '--create-owner'];
 const RESET = [...NODE_ARGS, '--reset-password'];
 

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { TEST_SECRETS } from './harness/app';
 import { exited, freePort, runCommand, waitHealthy } from './harness/processes';
+import { serviceArgs } from './harness/service-process';
 
 const ROOT = resolve(__dirname, '..');
 
@@ -32,7 +33,7 @@ function unconfigured(dataDir: string, port: number): NodeJS.ProcessEnv {
   return { ...env, TS_NODE_PROJECT: 'tsconfig.json', LOG_LEVEL: 'warn' };
 }
 
-const MAIN = ['-r', 'ts-node/register/transpile-only', 'src/main.ts'];
+const MAIN = serviceArgs();
 
 function startService(dataDir: string, port: number): ChildProcess {
   return spawn(process.execPath, MAIN, {
@@ -118,19 +119,15 @@ describe('the service with no configuration (embedded PostgreSQL)', () => {
   });
 
   it('refuses invalid configuration with a message naming the setting and exit code 1', async () => {
-    const child = spawn(
-      process.execPath,
-      ['-r', 'ts-node/register/transpile-only', 'src/main.ts'],
-      {
-        cwd: ROOT,
-        env: {
-          ...process.env,
-          PORT: 'not-a-port',
-          DATA_DIR: mkdtempSync(join(tmpdir(), 'service-data-')),
-        },
-        stdio: ['ignore', 'ignore', 'pipe'],
+    const child = spawn(process.execPath, MAIN, {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        PORT: 'not-a-port',
+        DATA_DIR: mkdtempSync(join(tmpdir(), 'service-data-')),
       },
-    );
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     let stderr = '';
     child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     expect(await exited(child)).toBe(1);
@@ -189,15 +186,11 @@ describe('the service with no configuration (embedded PostgreSQL)', () => {
     delete env.DATABASE_URL;
     delete env.PUBLIC_API_URL;
     delete env.APP_URL;
-    const child = spawn(
-      process.execPath,
-      ['-r', 'ts-node/register/transpile-only', 'src/main.ts'],
-      {
-        cwd: ROOT,
-        env: { ...env, TS_NODE_PROJECT: 'tsconfig.json' },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
+    const child = spawn(process.execPath, MAIN, {
+      cwd: ROOT,
+      env: { ...env, TS_NODE_PROJECT: 'tsconfig.json' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));

@@ -11,6 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { adminQuery, databaseUrl, startTestServer } from '../../scripts/lib/temp-database.mjs';
 import { requireTs } from '../../scripts/lib/typescript.mjs';
 import { restoreTmpdir, useRunTmpdir } from './run-tmpdir.mjs';
+import { buildService, removeServiceBuild } from './service-build.mjs';
 
 export default async function globalSetup() {
   const started = Date.now();
@@ -34,8 +35,13 @@ export default async function globalSetup() {
 
     process.env.TEST_PG_ADMIN_URL = server.adminUrl;
     process.env.TEST_PG_TEMPLATE = template;
+
+    // The service as the tests that start it as a process run it (test/harness/service-process.ts).
+    globalThis.__testServiceBuild = buildService();
+    process.env.TEST_SERVICE_BUILD = globalThis.__testServiceBuild;
   } catch (error) {
     // Jest runs no teardown when the setup fails: undo here what was made.
+    removeServiceBuild(globalThis.__testServiceBuild);
     await globalThis.__testDatabaseServer?.stop().catch(() => {});
     restoreTmpdir({ everyone: true });
     throw error;

@@ -2,6 +2,7 @@
 // temporary folder (see global-setup.mjs). Jest runs it whether the tests passed or not.
 import { adminQuery } from '../../scripts/lib/temp-database.mjs';
 import { restoreTmpdir } from './run-tmpdir.mjs';
+import { removeServiceBuild } from './service-build.mjs';
 
 export default async function globalTeardown() {
   const server = globalThis.__testDatabaseServer;
@@ -21,6 +22,7 @@ export default async function globalTeardown() {
     }
     await server?.stop();
   } finally {
+    removeServiceBuild(globalThis.__testServiceBuild);
     restoreTmpdir();
   }
 }

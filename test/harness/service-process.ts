@@ -15,11 +15,23 @@ export interface ServiceProcess {
 }
 
 /**
- * The service as operators run it: its own Node process (`src/main.ts` through ts-node), with the
+ * Node's arguments that run the service from this repository's sources: the run's compiled build
+ * (test/harness/service-build.mjs, made by the global setup of the e2e and slow tiers), or
+ * `src/main.ts` through ts-node where there is none. Arguments of the service itself go after.
+ */
+export function serviceArgs(): string[] {
+  const build = process.env.TEST_SERVICE_BUILD;
+  return build
+    ? [resolve(build, 'main.js')]
+    : ['-r', 'ts-node/register/transpile-only', 'src/main.ts'];
+}
+
+/**
+ * The service as operators run it: its own Node process (`serviceArgs`), with the
  * test secrets and `env` on top of the test's environment, listening on `port`.
  */
 export function spawnService(port: number, env: Record<string, string>): ServiceProcess {
-  const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', 'src/main.ts'], {
+  const child = spawn(process.execPath, serviceArgs(), {
     cwd: ROOT,
     env: {
       ...process.env,
