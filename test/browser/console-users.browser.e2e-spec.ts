@@ -204,7 +204,7 @@ describe('the console’s Users page in Chromium', () => {
     await moderatorPage.getByRole('tab', { name: 'Users' }).waitFor();
   });
 
-  it('finds the subscriber by Telegram username and by id, and extends the subscription with a reason', async () => {
+  it('finds the subscriber by Telegram username, by id and by the start of the id, and extends the subscription with a reason', async () => {
     const page = ownerPage;
     const results = page.getByRole('region', { name: 'Accounts' });
     const search = async (text: string) => {
@@ -229,6 +229,11 @@ describe('the console’s Users page in Chromium', () => {
     await search('nobody-has-this-name');
     await results.getByText('No account matches.').waitFor();
     await search(subscriberId.toUpperCase());
+    await expect(settledLinks([`Telegram ${tgId}`])).resolves.toEqual([`Telegram ${tgId}`]);
+    await search('nobody-has-this-name');
+    await results.getByText('No account matches.').waitFor();
+    // The start of the id as the list shows it, ellipsis and all.
+    await search(`${subscriberId.slice(0, 8)}…`);
     await expect(settledLinks([`Telegram ${tgId}`])).resolves.toEqual([`Telegram ${tgId}`]);
     expect(await results.textContent()).toContain('Subscriber');
     await expectAccessible(page, 'users search');
