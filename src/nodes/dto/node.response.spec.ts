@@ -32,6 +32,19 @@ describe('the routing answer', () => {
     }
   });
 
+  it('is right for lists that share nodes in other orders, as share buckets do', () => {
+    const [a, b, c] = [node(4, 'Oslo'), node(5, 'Riga'), node(6, 'Lima')];
+    const lists = [[a, b], [c, a], [b, c, a], [a]];
+    for (const round of [1, 2]) {
+      for (const list of lists) {
+        const tokens = list.map((n) => `vst2.${round}.${n.name}`);
+        expect(RoutingEntryResponse.serialize(list, tokens)).toBe(
+          JSON.stringify(list.map((n, i) => RoutingEntryResponse.from(n, tokens[i]))),
+        );
+      }
+    }
+  });
+
   it('is an empty array without nodes', () => {
     expect(RoutingEntryResponse.serialize([], [])).toBe('[]');
   });

@@ -137,7 +137,13 @@ export class NodeWorkAcceptedResponse {
 
 /**
  * Each node's entry serialized around its token's value (up to `…,"session_token":"` and from the
- * closing quote on), once per node list: routing answers the same list (the same array) to every
+ * closing quote on), once per node: with ROUTING_NODES_MAX every node is in the lists of about
+ * `SHARE_BUCKETS × ROUTING_NODES_MAX / nodes` share buckets, and one text each would keep 80,000
+ * copies (35 MB) in memory, whatever the number of nodes.
+ */
+const nodeParts = new WeakMap<RoutingNode, { head: string; tail: string }>();
+/**
+ * The parts of a whole node list, in order: routing answers the same list (the same array) to every
  * request that shares a read, or of the same share bucket with ROUTING_NODES_MAX (see
  * `RoutingService`), and only the tokens differ.
  */
@@ -191,11 +197,9 @@ export class RoutingEntryResponse {
     if (!parts) {
       parts = { heads: [], tails: [] };
       for (const node of nodes) {
-        // The token field is the only one with an empty value: split there.
-        const json = JSON.stringify(RoutingEntryResponse.from(node, ''));
-        const at = json.indexOf(`${TOKEN_FIELD}"`) + TOKEN_FIELD.length;
-        parts.heads.push(json.slice(0, at));
-        parts.tails.push(json.slice(at));
+        const { head, tail } = splitEntry(node);
+        parts.heads.push(head);
+        parts.tails.push(tail);
       }
       entryParts.set(nodes, parts);
     }
@@ -206,4 +210,17 @@ export class RoutingEntryResponse {
     }
     return `${text}]`;
   }
+}
+
+/** A node's entry without its token, split where the token goes (`nodeParts`). */
+function splitEntry(node: RoutingNode): { head: string; tail: string } {
+  let parts = nodeParts.get(node);
+  if (!parts) {
+    // The token field is the only one with an empty value: split there.
+    const json = JSON.stringify(RoutingEntryResponse.from(node, ''));
+    const at = json.indexOf(`${TOKEN_FIELD}"`) + TOKEN_FIELD.length;
+    parts = { head: json.slice(0, at), tail: json.slice(at) };
+    nodeParts.set(node, parts);
+  }
+  return parts;
 }
