@@ -10,6 +10,11 @@ import { AllExceptionsFilter } from './common/all-exceptions.filter';
 import { bodyParsing, sizeInBytes } from './common/body-parsing';
 import { quietWiring } from './common/logging';
 import { InternalCallers } from './nodes/internal-callers';
+import { RoutingController } from './nodes/nodes.controller';
+import { JwtStrategy } from './auth/jwt.strategy';
+import { type LaneAnswer, signedInLane } from './auth/signed-in-lane';
+import type { AuthUser } from './auth/guards/auth-user';
+import { UsersController } from './users/users.controller';
 import { InternalController } from './internal/internal.controller';
 import { validateLane } from './internal/validate-lane';
 import { refuseClientErrors, requestLog } from './common/request-id';
@@ -72,6 +77,19 @@ export async function createApp(options: AppModuleOptions): Promise<NestExpressA
     }),
   );
   app.use(cookieParser());
+  const usersController = app.get(UsersController);
+  const routingController = app.get(RoutingController);
+  const authentication = app.get(JwtStrategy);
+  app.use(
+    signedInLane({
+      routes: new Map<string, (caller: AuthUser) => Promise<LaneAnswer>>([
+        [`/${API_PREFIX}/users/me`, (caller) => usersController.me(caller)],
+        [`/${API_PREFIX}/nodes/routing`, (caller) => routingController.get(caller)],
+      ]),
+      callerOf: (request) => authentication.callerOf(request),
+      answered: (route) => metrics.signedInLaneAnswered(route),
+    }),
+  );
   // A node's traffic report (up to 10,000 entries) is a large body: its own secret allows one too.
   const isInternalCaller = async (secret: string): Promise<boolean> =>
     (await callers.speaksFor(secret)) !== null;

@@ -1,8 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { PassportStrategy } from '@nestjs/passport';
 import type { Request } from 'express';
+import jwt from 'jsonwebtoken';
+import type { KeyObject } from 'node:crypto';
 import { ExtractJwt, Strategy } from 'passport-jwt';
 import type { AuthUser } from './guards/auth-user';
+import { authenticationError } from './guards/jwt-auth.guard';
 import { type BatchQueue, sharedStatement } from '../common/concurrency/batch-queue';
 import { ACCESS_COOKIE } from './guards/cookies';
 import { AppError } from '../common/errors';
@@ -41,15 +44,17 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
    * running share the next one, so a busy service makes one round trip per batch, not per request.
    */
   private readonly sessions: BatchQueue<SessionKey, UserWithDefaults | null>;
+  private readonly key: KeyObject;
 
   constructor(
     @Inject(SETTINGS) private readonly settings: Settings,
     users: AccountsRepository,
   ) {
+    const key = accessTokenKey(settings);
     super({
       jwtFromRequest: accessToken,
       // passport-jwt hands the key to jsonwebtoken, which takes a KeyObject; its typings predate that.
-      secretOrKey: accessTokenKey(settings) as unknown as Buffer,
+      secretOrKey: key as unknown as Buffer,
       algorithms: ['HS256'],
       ignoreExpiration: false,
     });
@@ -58,6 +63,28 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
       'too many requests waiting, retry shortly',
       settings.dbPoolWaitMs,
     );
+    this.key = key;
+  }
+
+  /**
+   * The caller as passport and `validate` find it, for the signed-in lane (`signed-in-lane.ts`):
+   * the same token, key, algorithm and expiry as passport-jwt's `jwt.verify`, then `validate`.
+   * Null where authentication would refuse before reading the session (the general pipeline then
+   * answers it); past that, `validate`'s refusals and failures are thrown as the guard throws them.
+   */
+  async callerOf(request: Request): Promise<AuthUser | null> {
+    const token = accessToken(request);
+    if (token === null) return null;
+    let claims: unknown;
+    try {
+      claims = jwt.verify(token, this.key, { algorithms: ['HS256'] });
+    } catch {
+      return null;
+    }
+    if (typeof claims !== 'object' || claims === null) return null;
+    return this.validate(claims).catch((error: unknown) => {
+      throw authenticationError(error);
+    });
   }
 
   /** The verified payload, whatever it holds: checked here before any of it is used. */

@@ -59,6 +59,13 @@ export class Metrics implements JobRunRecorder {
     registers: [this.registry],
   });
 
+  private readonly signedInLaneAnswers = new Counter({
+    name: 'vpn_signed_in_lane_answers_total',
+    help: 'Signed-in GET requests (GET /users/me, GET /nodes/routing) answered by the fast lane ahead of the general request pipeline, by route; the others went through it.',
+    labelNames: ['route'] as const,
+    registers: [this.registry],
+  });
+
   private readonly botUpdates = new Counter({
     name: 'vpn_bot_updates_total',
     help: 'Telegram bot updates, handled or failed.',
@@ -148,6 +155,10 @@ export class Metrics implements JobRunRecorder {
 
   validateLaneAnswered(): void {
     this.validateLaneAnswers.inc();
+  }
+
+  signedInLaneAnswered(route: string): void {
+    this.signedInLaneAnswers.inc({ route });
   }
 
   botUpdate(result: BotUpdateResult): void {

@@ -33,13 +33,20 @@ export class JwtAuthGuard extends AuthGuard('jwt') {
   }
 
   override handleRequest<TUser = AuthUser>(error: unknown, user: TUser | false): TUser {
-    // Refusals are AppErrors; a database that is away is a 503 to retry, not a signed-out session.
-    if (error instanceof AppError || isDatabaseUnavailable(error)) throw error;
-    // Anything else is a fault (a failing statement, a bug): a 500, never "signed out".
-    if (error) throw new AuthenticationFault(error);
+    if (error) throw authenticationError(error);
     if (!user) throw new AppError('UNAUTHENTICATED', 'missing, expired or revoked session');
     return user;
   }
+}
+
+/**
+ * What an error while checking a session is answered as: refusals (AppErrors) as they are, a
+ * database that is away as a 503 to retry, anything else (a failing statement, a bug) as a fault,
+ * a 500, never "signed out".
+ */
+export function authenticationError(error: unknown): unknown {
+  if (error instanceof AppError || isDatabaseUnavailable(error)) return error;
+  return new AuthenticationFault(error);
 }
 
 /** An unexpected error while checking a session; answered 500 and logged with its cause. */

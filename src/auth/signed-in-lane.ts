@@ -1,0 +1,63 @@
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { answerError } from '../common/all-exceptions.filter';
+import type { AuthUser } from './guards/auth-user';
+
+/** What a lane route answers: an object sent as JSON, or JSON text the route made itself. */
+export type LaneAnswer = object | string;
+
+export interface SignedInLaneParts {
+  /**
+   * The routes the lane answers, by their full path as Nest registers them (`/api/v1/users/me`):
+   * GET routes that only the global guards (the origin check and authentication) stand before,
+   * each answered by its controller's own method.
+   */
+  routes: ReadonlyMap<string, (caller: AuthUser) => Promise<LaneAnswer>>;
+  /** The caller as authentication finds it, or null where it would refuse (`JwtStrategy.callerOf`). */
+  callerOf: (request: Request) => Promise<AuthUser | null>;
+  /** Called for each request the lane answers itself (its caller authenticated), by route (a metric). */
+  answered: (path: string) => void;
+}
+
+/**
+ * The signed-in routes every app calls over and over (`GET /users/me`, `GET /nodes/routing`),
+ * answered right after the cookie parser instead of through CORS, the body parsers, the web app and
+ * Nest's router, guards and interceptors, which cost more of these routes' CPU than the routes
+ * themselves (bench/RESULTS.md, issue 46). The same idea as the validate lane.
+ *
+ * Only a request the route would answer is taken: a plain GET of the exact path (no query), with no
+ * `Origin` (CORS then adds nothing, and the origin check passes every GET), and a caller that
+ * authentication accepts. Anything else goes on to the general pipeline, which refuses it exactly
+ * as before. The answer is the controller's own method's; its refusals (402 without a subscription,
+ * say) are answered by the exception filter's code, as the general pipeline answers them.
+ */
+export function signedInLane(parts: SignedInLaneParts): RequestHandler {
+  const { routes, callerOf, answered } = parts;
+  const answer = async (
+    path: string,
+    route: (caller: AuthUser) => Promise<LaneAnswer>,
+    request: Request,
+    response: Response,
+    next: NextFunction,
+  ): Promise<void> => {
+    const caller = await callerOf(request);
+    if (caller === null) return next();
+    answered(path);
+    (request as { user?: AuthUser }).user = caller;
+    // The route template, as the HTTP metrics label it.
+    (request as { route?: unknown }).route = { path };
+    const body = await route(caller);
+    if (typeof body === 'string') {
+      response.status(200).type('application/json; charset=utf-8').send(body);
+    } else {
+      response.status(200).json(body);
+    }
+  };
+  return (request, response, next) => {
+    if (request.method !== 'GET' || request.headers.origin !== undefined) return next();
+    const route = routes.get(request.url);
+    if (route === undefined) return next();
+    answer(request.url, route, request, response, next).catch((failure: unknown) =>
+      answerError(failure, request, response),
+    );
+  };
+}
