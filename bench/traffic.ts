@@ -182,7 +182,7 @@ async function main(): Promise<void> {
         `| bare pg: the same UPDATE with the users locked in id order first (WHERE id IN (SELECT … ORDER BY id FOR NO KEY UPDATE)), no planner settings | ${textbookMedian.toFixed(1)} | ${rate(textbookMedian)} |`,
         `| bare pg: plain UPDATE … FROM unnest in a transaction (unsorted ids, the planner's own join, numeric; no report record, no over-limit answer) | ${bareMedian.toFixed(1)} | ${rate(bareMedian)} |`,
         `| service, ${CONCURRENT} reports at once from ${CONCURRENT} nodes (same users) | ${(concurrentMs / CONCURRENT).toFixed(1)} (all: ${concurrentMs.toFixed(0)}) | ${((CONCURRENT * ENTRIES * 1000) / concurrentMs).toFixed(0)} |`,
-        `service / bare, the same statement: ${share(sameMedian)}; the plain UPDATE: ${share(bareMedian)} (target ≥ 70%); one report ${service.toFixed(0)} ms (target ≤ 100 ms, ≥ 100,000 entries/s)`,
+        `service / bare, the same statement: ${share(sameMedian)} (target ≥ 85%, issue 46); the plain UPDATE: ${share(bareMedian)} (target ≥ 70%); one report ${service.toFixed(0)} ms (target ≤ 100 ms, ≥ 100,000 entries/s)`,
         `load average before: ${loadBefore}; after: ${loadAverage()} (2 cores)`,
         statements,
       ].join('\n'),
