@@ -24,11 +24,12 @@ export interface SignedInLaneParts {
  * Nest's router, guards and interceptors, which cost more of these routes' CPU than the routes
  * themselves (bench/RESULTS.md, issue 46). The same idea as the validate lane.
  *
- * Only a request the route would answer is taken: a plain GET of the exact path (no query), with no
- * `Origin` (CORS then adds nothing, and the origin check passes every GET), and a caller that
- * authentication accepts. Anything else goes on to the general pipeline, which refuses it exactly
- * as before. The answer is the controller's own method's; its refusals (402 without a subscription,
- * say) are answered by the exception filter's code, as the general pipeline answers them.
+ * Only a plain GET of the exact path (no query) with no `Origin` (CORS then adds nothing, and the
+ * origin check passes every GET) whose access token verifies is taken; anything else goes on to the
+ * general pipeline, which refuses it exactly as before. Its session is read as authentication reads
+ * it, and a session refused or failing to read is answered as the guard answers it. The answer is
+ * the controller's own method's; its refusals (402 without a subscription, say) are answered by the
+ * exception filter's code, as the general pipeline answers them.
  */
 export function signedInLane(parts: SignedInLaneParts): RequestHandler {
   const { routes, callerOf, answered } = parts;
