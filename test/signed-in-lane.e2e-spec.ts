@@ -156,6 +156,19 @@ describe('the signed-in lane answers as the general pipeline does', () => {
     }
   });
 
+  it.each([ME, ROUTING])('%s with a body is refused alike, by the general way', async (path) => {
+    const before = await laneAnswers(path);
+    const lane = await t.http().get(path).set(subscriber.bearer).send({ stray: 1 });
+    const general = await t
+      .http()
+      .get(`${path}?by=general`)
+      .set(subscriber.bearer)
+      .send({ stray: 1 });
+    expect(seen(lane)).toEqual(seen(general));
+    expect(lane.status).toBe(400);
+    expect(await laneAnswers(path)).toBe(before);
+  });
+
   it('a HEAD request and a POST go the general way', async () => {
     const before = await laneAnswers(ME);
     await t.http().head(ME).set(subscriber.bearer).expect(200);

@@ -24,8 +24,9 @@ export interface SignedInLaneParts {
  * Nest's router, guards and interceptors, which cost more of these routes' CPU than the routes
  * themselves (bench/RESULTS.md, issue 46). The same idea as the validate lane.
  *
- * Only a plain GET of the exact path (no query) with no `Origin` (CORS then adds nothing, and the
- * origin check passes every GET) whose access token verifies is taken; anything else goes on to the
+ * Only a plain GET of the exact path (no query) without a body (a body is refused by the general
+ * pipeline's `NoBodyGuard`) and with no `Origin` (CORS then adds nothing, and the origin check passes
+ * every GET) whose access token verifies is taken; anything else goes on to the
  * general pipeline, which refuses it exactly as before. Its session is read as authentication reads
  * it, and a session refused or failing to read is answered as the guard answers it. The answer is
  * the controller's own method's; its refusals (402 without a subscription, say) are answered by the
@@ -54,11 +55,22 @@ export function signedInLane(parts: SignedInLaneParts): RequestHandler {
     }
   };
   return (request, response, next) => {
-    if (request.method !== 'GET' || request.headers.origin !== undefined) return next();
+    if (!takes(request)) return next();
     const route = routes.get(request.url);
     if (route === undefined) return next();
     answer(request.url, route, request, response, next).catch((failure: unknown) =>
       answerError(failure, request, response),
     );
   };
+}
+
+/** A GET without a body (none declared, or an empty one) and without `Origin`. */
+function takes(request: Request): boolean {
+  const { headers } = request;
+  return (
+    request.method === 'GET' &&
+    headers.origin === undefined &&
+    headers['transfer-encoding'] === undefined &&
+    (headers['content-length'] === undefined || headers['content-length'] === '0')
+  );
 }
