@@ -1,7 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { PassportStrategy } from '@nestjs/passport';
 import type { Request } from 'express';
-import jwt from 'jsonwebtoken';
 import type { KeyObject } from 'node:crypto';
 import { ExtractJwt, Strategy } from 'passport-jwt';
 import type { AuthUser } from './guards/auth-user';
@@ -18,7 +17,12 @@ import {
   type UserWithDefaults,
 } from '../users/accounts.repository';
 import { refuseBlocked } from '../users/blocked';
-import { type AccessClaims, accessTokenKey } from './sessions.service';
+import {
+  ACCESS_TOKEN_ALGORITHM,
+  type AccessClaims,
+  accessTokenKey,
+  verifyAccessToken,
+} from './sessions.service';
 
 const fromBearer = ExtractJwt.fromAuthHeaderAsBearerToken();
 
@@ -55,7 +59,7 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
       jwtFromRequest: accessToken,
       // passport-jwt hands the key to jsonwebtoken, which takes a KeyObject; its typings predate that.
       secretOrKey: key as unknown as Buffer,
-      algorithms: ['HS256'],
+      algorithms: [ACCESS_TOKEN_ALGORITHM],
       ignoreExpiration: false,
     });
     this.sessions = sharedStatement(
@@ -75,12 +79,7 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
   async callerOf(request: Request): Promise<AuthUser | null> {
     const token = accessToken(request);
     if (token === null) return null;
-    let claims: unknown;
-    try {
-      claims = jwt.verify(token, this.key, { algorithms: ['HS256'] });
-    } catch {
-      return null;
-    }
+    const claims = verifyAccessToken(this.key, token);
     if (typeof claims !== 'object' || claims === null) return null;
     return this.validate(claims).catch((error: unknown) => {
       throw authenticationError(error);

@@ -34,6 +34,21 @@ export function accessTokenKey(settings: Settings): KeyObject {
   return createSecretKey(Buffer.from(settings.jwtAccessSecret, 'utf8'));
 }
 
+/** The one algorithm access tokens are signed with and the only one accepted when verifying. */
+export const ACCESS_TOKEN_ALGORITHM = 'HS256' satisfies jwt.Algorithm;
+
+/**
+ * The payload of an access token that verifies under `key` (signature, algorithm and expiry, as
+ * passport-jwt checks them), whatever the payload holds; null for any token that does not.
+ */
+export function verifyAccessToken(key: KeyObject, token: string): string | jwt.JwtPayload | null {
+  try {
+    return jwt.verify(token, key, { algorithms: [ACCESS_TOKEN_ALGORITHM] });
+  } catch {
+    return null;
+  }
+}
+
 /** Cookie sessions: a short-lived access JWT and a rotating opaque refresh token. */
 @Injectable()
 export class SessionsService {
@@ -155,7 +170,7 @@ export class SessionsService {
   private signAccess(userId: string, sessionId: string, role: Role | null): string {
     const claims: AccessClaims = { sub: userId, sid: sessionId, role };
     return jwt.sign(claims, this.key, {
-      algorithm: 'HS256',
+      algorithm: ACCESS_TOKEN_ALGORITHM,
       expiresIn: this.settings.accessTokenTtlS,
     });
   }

@@ -7,9 +7,8 @@ import {
 } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
-import jwt from 'jsonwebtoken';
 import type { KeyObject } from 'node:crypto';
-import { accessTokenKey } from '../sessions.service';
+import { accessTokenKey, verifyAccessToken } from '../sessions.service';
 import { type Settings } from '../../config/settings';
 import { SETTINGS } from '../../config/settings.module';
 import { AppError } from '../../common/errors';
@@ -93,13 +92,7 @@ export class OriginGuard implements CanActivate {
   /** Whether `Authorization` carries an access token that verifies (signature and expiry). */
   private validBearer(request: Request): boolean {
     const match = /^Bearer\s+(\S+)$/i.exec(request.header('authorization') ?? '');
-    if (!match) return false;
-    try {
-      jwt.verify(match[1], this.key, { algorithms: ['HS256'] });
-      return true;
-    } catch {
-      return false;
-    }
+    return match !== null && verifyAccessToken(this.key, match[1]) !== null;
   }
 }
 
