@@ -5,6 +5,7 @@ import { startTestApp, type TestApp } from './harness/app';
 import { newUser } from './harness/factories';
 import { metricValue, parseMetrics } from './harness/metrics';
 import { createNode, nodeSecret, subscribedUser } from './harness/nodes';
+import { seen as seenByClient } from './harness/seen';
 
 /**
  * POST /internal/validate is answered by a lane in front of the general pipeline when its request
@@ -55,22 +56,8 @@ describe('internal: the validate lane answers as the general pipeline does', () 
     return { response, byLane: (await laneAnswers()) - before };
   }
 
-  /** What a client can tell of an answer: status, the headers it acts on, the body. */
-  function seen(response: Response) {
-    const body = { ...(response.body as Record<string, unknown>) };
-    expect(body.request_id ?? response.headers['x-request-id']).toBe(
-      response.headers['x-request-id'],
-    );
-    delete body.request_id;
-    return {
-      status: response.status,
-      type: response.headers['content-type'] as string,
-      cache: response.headers['cache-control'] as string,
-      nosniff: response.headers['x-content-type-options'] as string,
-      connection: response.headers.connection as string,
-      body,
-    };
-  }
+  /** What a client can tell of an answer, and whether the connection is kept. */
+  const seen = (response: Response) => seenByClient(response, ['connection']);
 
   /** The requests the route accepts: the lane answers these itself, the others go on. */
   const ACCEPTED = ['a fresh token', 'the node id in capitals, INTERNAL_SECRET', 'a bad token'];

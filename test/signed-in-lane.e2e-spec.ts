@@ -8,6 +8,7 @@ import { startTestApp, type TestApp } from './harness/app';
 import { newUser, type TestUser } from './harness/factories';
 import { parseMetrics } from './harness/metrics';
 import { createNode, subscribedUser } from './harness/nodes';
+import { seen as seenByClient } from './harness/seen';
 
 /**
  * GET /users/me and GET /nodes/routing are answered by a lane ahead of the general pipeline when
@@ -61,23 +62,18 @@ describe('the signed-in lane answers as the general pipeline does', () => {
     return sample?.value ?? 0;
   };
 
-  /** What a client can tell of an answer: status, the headers it acts on, the body. */
+  /** What a client can tell of an answer; the nodes' session tokens differ each time. */
   function seen(response: Response) {
-    const body: unknown = response.body;
-    const comparable = Array.isArray(body)
-      ? body.map((entry: Record<string, unknown>) => ({ ...entry, session_token: 'issued' }))
-      : { ...(body as Record<string, unknown>), request_id: undefined };
-    return {
-      status: response.status,
-      type: response.headers['content-type'] as string,
-      cache: response.headers['cache-control'] as string,
-      nosniff: response.headers['x-content-type-options'] as string,
-      frame: response.headers['x-frame-options'] as string,
-      vary: response.headers.vary as string,
-      cors: response.headers['access-control-allow-origin'] as string,
-      cookies: response.headers['set-cookie'] as unknown,
-      body: comparable,
-    };
+    const answer = seenByClient(response, [
+      'x-frame-options',
+      'vary',
+      'access-control-allow-origin',
+      'set-cookie',
+    ]);
+    const { body } = answer;
+    if (!Array.isArray(body)) return answer;
+    const entries = body as Record<string, unknown>[];
+    return { ...answer, body: entries.map((entry) => ({ ...entry, session_token: 'issued' })) };
   }
 
   /** The requests the routes accept or refuse themselves (402 without a subscription, say). */

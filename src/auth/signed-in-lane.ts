@@ -1,9 +1,8 @@
-import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import { answerError } from '../common/all-exceptions.filter';
+import type { Request, RequestHandler } from 'express';
+import { answerInLane, type LaneAnswer, type LaneRoute } from '../common/lane';
 import type { AuthUser } from './guards/auth-user';
 
-/** What a lane route answers: an object sent as JSON, or JSON text the route made itself. */
-export type LaneAnswer = object | string;
+export type { LaneAnswer } from '../common/lane';
 
 export interface SignedInLaneParts {
   /**
@@ -33,34 +32,24 @@ export interface SignedInLaneParts {
  * exception filter's code, as the general pipeline answers them.
  */
 export function signedInLane(parts: SignedInLaneParts): RequestHandler {
-  const { routes, callerOf, answered } = parts;
-  const answer = async (
-    path: string,
-    route: (caller: AuthUser) => Promise<LaneAnswer>,
-    request: Request,
-    response: Response,
-    next: NextFunction,
-  ): Promise<void> => {
-    const caller = await callerOf(request);
-    if (caller === null) return next();
-    answered(path);
-    (request as { user?: AuthUser }).user = caller;
-    // The route template, as the HTTP metrics label it.
-    (request as { route?: unknown }).route = { path };
-    const body = await route(caller);
-    if (typeof body === 'string') {
-      response.status(200).type('application/json; charset=utf-8').send(body);
-    } else {
-      response.status(200).json(body);
-    }
-  };
+  const { callerOf, answered } = parts;
+  const lanes = new Map<string, LaneRoute<AuthUser>>();
+  for (const [path, answer] of parts.routes) {
+    const admit = async (request: Request): Promise<AuthUser | null> => {
+      const caller = await callerOf(request);
+      if (caller === null) return null;
+      // Counted as taken: a refusal of the route's own (402, say) is the lane's answer too.
+      answered(path);
+      (request as { user?: AuthUser }).user = caller;
+      return caller;
+    };
+    lanes.set(path, { path, admit, answer });
+  }
   return (request, response, next) => {
     if (!takes(request)) return next();
-    const route = routes.get(request.url);
+    const route = lanes.get(request.url);
     if (route === undefined) return next();
-    answer(request.url, route, request, response, next).catch((failure: unknown) =>
-      answerError(failure, request, response),
-    );
+    answerInLane(route, request, response, next);
   };
 }
 

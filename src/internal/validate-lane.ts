@@ -1,8 +1,8 @@
 import type { ValidationPipe } from '@nestjs/common';
-import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { Request, RequestHandler } from 'express';
 import getRawBody from 'raw-body';
-import { answerError } from '../common/all-exceptions.filter';
 import { hostileInputProblem } from '../common/hostile-input';
+import { answerInLane, type LaneRoute } from '../common/lane';
 import { canonicalUuid } from '../common/uuid';
 import { EVERY_NODE, type InternalCallers } from '../nodes/internal-callers';
 import { ValidateTokenRequest } from './dto/internal.dto';
@@ -39,24 +39,30 @@ export interface ValidateLaneParts {
  */
 export function validateLane(parts: ValidateLaneParts): RequestHandler {
   const { path, bodyLimit, validation, callers, controller, answered } = parts;
-  const answer = async (request: Request, response: Response, next: NextFunction) => {
-    const body: unknown = request.body;
-    if (hostileInputProblem(body) !== null) return next();
-    let input: ValidateTokenRequest;
-    try {
-      input = (await validation.transform(body, {
-        type: 'body',
-        metatype: ValidateTokenRequest,
-      })) as ValidateTokenRequest;
-    } catch {
-      return next();
-    }
-    const speaksFor = await callers.speaksFor(request.header('x-internal-secret'));
-    if (speaksFor !== EVERY_NODE && speaksFor !== canonicalUuid(input.node_id)) return next();
-    // The route template, as the HTTP metrics label it.
-    (request as { route?: unknown }).route = { path };
-    response.status(200).json(await controller.validate(input));
-    answered();
+  const route: LaneRoute<ValidateTokenRequest> = {
+    path,
+    admit: async (request: Request) => {
+      const body: unknown = request.body;
+      if (hostileInputProblem(body) !== null) return null;
+      let input: ValidateTokenRequest;
+      try {
+        input = (await validation.transform(body, {
+          type: 'body',
+          metatype: ValidateTokenRequest,
+        })) as ValidateTokenRequest;
+      } catch {
+        return null;
+      }
+      const speaksFor = await callers.speaksFor(request.header('x-internal-secret'));
+      if (speaksFor !== EVERY_NODE && speaksFor !== canonicalUuid(input.node_id)) return null;
+      return input;
+    },
+    answer: async (input) => {
+      const answer = await controller.validate(input);
+      // Counted once answered: a validation that fails is not.
+      answered();
+      return answer;
+    },
   };
   return (request, response, next) => {
     if (!takes(request, path, bodyLimit)) return next();
@@ -67,9 +73,7 @@ export function validateLane(parts: ValidateLaneParts): RequestHandler {
       const body = parseStrictJson(text);
       if (body === undefined) return next(JSON_PARSE_FAILED);
       request.body = body;
-      answer(request, response, next).catch((failure: unknown) =>
-        answerError(failure, request, response),
-      );
+      answerInLane(route, request, response, next);
     });
   };
 }
