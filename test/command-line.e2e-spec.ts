@@ -20,7 +20,6 @@ function main(args: string[]): Promise<Run> {
         ...process.env,
         ...TEST_SECRETS,
         NODE_ENV: 'test',
-        TS_NODE_PROJECT: 'tsconfig.json',
         DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none',
         DB_STARTUP_WAIT_S: '1',
       },
