@@ -27,6 +27,15 @@ export interface DeviceRecord {
   switchesSince: Date | null;
 }
 
+/** What a device list shows of a device's connections: its address, hidden in part, and its moves. */
+export interface DeviceMarks {
+  id: string;
+  addressHint: string | null;
+  /** Changes of node or network within the current 10-minute window. */
+  switches: number;
+  switchesSince: Date | null;
+}
+
 /** What tells a fetch's device apart: its HWID's hash, or the app's name. */
 export type DeviceKey = { hwidSha256: Buffer } | { app: string };
 
@@ -212,9 +221,7 @@ export class DevicesRepository {
   }
 
   /** Sets what a device's list shows of its address, and its count of switches. */
-  async markPresence(
-    rows: { id: string; addressHint: string; switches: number; switchesSince: Date | null }[],
-  ): Promise<void> {
+  async markPresence(rows: DeviceMarks[]): Promise<void> {
     if (rows.length === 0) return;
     await sqlRows(
       this.txHost.tx,
@@ -230,13 +237,17 @@ export class DevicesRepository {
     );
   }
 
-  /** The switch counts of these devices (for `markPresence`). */
-  switchesOf(
-    ids: string[],
-  ): Promise<{ id: string; switches: number; switchesSince: Date | null }[]> {
-    return sqlRows(
+  /**
+   * These devices' presence marks (ascending ids; devices that do not exist are left out), each
+   * device's row locked until the transaction ends, so that reports naming one device from two
+   * nodes at once take turns. (Their connections are read after this, in a statement of their
+   * own: one that waited for a lock sees only rows committed before it started.)
+   */
+  lockPresenceMarks(ids: string[]): Promise<DeviceMarks[]> {
+    return sqlRows<DeviceMarks>(
       this.txHost.tx,
-      `SELECT id, switches, switches_since AS "switchesSince" FROM devices WHERE id = ANY($1::uuid[])`,
+      `SELECT id, address_hint AS "addressHint", switches, switches_since AS "switchesSince"
+         FROM devices WHERE id = ANY($1::uuid[]) ORDER BY id FOR NO KEY UPDATE`,
       [ids],
     );
   }

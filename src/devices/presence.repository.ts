@@ -20,13 +20,13 @@ export interface PresenceRecord {
 export class PresenceRepository {
   constructor(private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>) {}
 
-  /** The rows of these devices (ascending ids), locked until the transaction ends. */
-  lock(deviceIds: string[]): Promise<PresenceRecord[]> {
+  /** The newest connections of these devices, where recorded (callers lock the devices first). */
+  connectionsOf(deviceIds: string[]): Promise<PresenceRecord[]> {
     return sqlRows<PresenceRecord>(
       this.txHost.tx,
       `SELECT device_id AS "deviceId", node_id AS "nodeId", host(address) AS address, since,
               seen_at AS "seenAt"
-         FROM device_presence WHERE device_id = ANY($1::uuid[]) ORDER BY device_id FOR UPDATE`,
+         FROM device_presence WHERE device_id = ANY($1::uuid[])`,
       [deviceIds],
     );
   }

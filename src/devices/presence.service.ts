@@ -2,7 +2,8 @@ import { isIPv4 } from 'node:net';
 import { Injectable } from '@nestjs/common';
 import { Transactional } from '@nestjs-cls/transactional';
 import { Metrics } from '../metrics/metrics.service';
-import { DevicesRepository } from './devices.repository';
+import { SWITCH_WINDOW_MS } from './devices.constants';
+import { type DeviceMarks, DevicesRepository } from './devices.repository';
 import { type PresenceRecord, PresenceRepository } from './presence.repository';
 
 /** A connection a node reports: the device, its client address, since when. */
@@ -14,9 +15,11 @@ export interface SeenConnection {
 
 /** A presence older than this is forgotten: the device left (reports come every minute). */
 export const PRESENCE_KEPT_MINUTES = 5;
-/** Switches are counted over this window for `shared_suspected`. */
-const SWITCH_WINDOW_MS = 10 * 60_000;
-
+/**
+ * A connection reported again unchanged is written again once its record is this old, so that it
+ * stays well within PRESENCE_KEPT_MINUTES without a write for every report of every device.
+ */
+const PRESENCE_REFRESH_MS = 2 * 60_000;
 /** The address as a device list shows it: its last part hidden. */
 export function addressHint(address: string): string {
   if (isIPv4(address)) return address.replace(/\.\d+$/, '.x');
@@ -56,7 +59,11 @@ export class PresenceService {
     private readonly metrics: Metrics,
   ) {}
 
-  /** Records what node `nodeId` sees; the devices it should close (newer elsewhere). */
+  /**
+   * Records what node `nodeId` sees; the devices it should close (newer elsewhere). Only what
+   * changed is written: a connection reported again as it was is written again once its record is
+   * PRESENCE_REFRESH_MS old, a device's marks when they differ.
+   */
   @Transactional()
   async observe(nodeId: string, seen: SeenConnection[]): Promise<string[]> {
     if (seen.length === 0) return [];
@@ -67,59 +74,74 @@ export class PresenceService {
       const known = newest.get(connection.deviceId);
       if (!known || connection.since > known.since) newest.set(connection.deviceId, connection);
     }
-    const ids = [...newest.keys()].sort();
-    const current = new Map<string, PresenceRecord>(
-      (await this.presence.lock(ids)).map((row) => [row.deviceId, row]),
-    );
-    const stale = Date.now() - PRESENCE_KEPT_MINUTES * 60_000;
+    const now = Date.now();
     const close: string[] = [];
     const saved: { deviceId: string; nodeId: string; address: string; since: Date }[] = [];
-    const switched: string[] = [];
-    for (const id of ids) {
-      const connection = newest.get(id)!;
-      const known = current.get(id);
-      const live = known !== undefined && known.seenAt.getTime() >= stale;
-      if (live && known.since > connection.since && known.nodeId !== nodeId) {
-        close.push(id);
+    const marks: DeviceMarks[] = [];
+    let switches = 0;
+    const devices = await this.devices.lockPresenceMarks([...newest.keys()].sort());
+    const recorded = new Map(
+      (await this.presence.connectionsOf(devices.map((device) => device.id))).map((row) => [
+        row.deviceId,
+        row,
+      ]),
+    );
+    for (const device of devices) {
+      const connection = newest.get(device.id)!;
+      const known = liveConnection(recorded.get(device.id), now);
+      if (known && known.since > connection.since && known.nodeId !== nodeId) {
+        close.push(device.id);
         continue;
       }
-      if (
-        live &&
-        (known.nodeId !== nodeId || networkOf(known.address) !== networkOf(connection.address))
-      ) {
-        switched.push(id);
-      }
-      saved.push({ deviceId: id, nodeId, address: connection.address, since: connection.since });
+      const switched =
+        known !== null &&
+        (known.nodeId !== nodeId || networkOf(known.address) !== networkOf(connection.address));
+      if (switched) switches++;
+      const unchanged =
+        known !== null &&
+        known.nodeId === nodeId &&
+        known.address === connection.address &&
+        known.since.getTime() === connection.since.getTime() &&
+        now - known.seenAt.getTime() < PRESENCE_REFRESH_MS;
+      if (!unchanged) saved.push({ ...connection, nodeId });
+      const mark = marksOf(device, connection.address, switched, now);
+      if (mark) marks.push(mark);
     }
     await this.presence.save(saved);
-    await this.markDevices(saved, new Set(switched));
-    this.metrics.deviceSwitched(switched.length);
+    await this.devices.markPresence(marks);
+    this.metrics.deviceSwitched(switches);
     return close;
   }
+}
 
-  private async markDevices(
-    saved: { deviceId: string; address: string }[],
-    switched: Set<string>,
-  ): Promise<void> {
-    const counts = new Map(
-      (await this.devices.switchesOf(saved.map((row) => row.deviceId))).map((row) => [row.id, row]),
-    );
-    const now = Date.now();
-    const rows = saved.flatMap((row) => {
-      const count = counts.get(row.deviceId);
-      if (!count) return [];
-      const inWindow =
-        count.switchesSince !== null && now - count.switchesSince.getTime() < SWITCH_WINDOW_MS;
-      let switches = inWindow ? count.switches : 0;
-      let since = inWindow ? count.switchesSince : null;
-      if (switched.has(row.deviceId)) {
-        switches += 1;
-        since ??= new Date(now);
-      }
-      return [
-        { id: row.deviceId, addressHint: addressHint(row.address), switches, switchesSince: since },
-      ];
-    });
-    await this.devices.markPresence(rows);
+/** The recorded connection while it counts (seen within PRESENCE_KEPT_MINUTES); else null. */
+function liveConnection(record: PresenceRecord | undefined, now: number): PresenceRecord | null {
+  if (!record || record.seenAt.getTime() < now - PRESENCE_KEPT_MINUTES * 60_000) return null;
+  return record;
+}
+
+/** The device's marks after this connection, or null when they stay as they are. */
+function marksOf(
+  device: DeviceMarks,
+  address: string,
+  switched: boolean,
+  now: number,
+): DeviceMarks | null {
+  const inWindow =
+    device.switchesSince !== null && now - device.switchesSince.getTime() < SWITCH_WINDOW_MS;
+  let switches = inWindow ? device.switches : 0;
+  let since = inWindow ? device.switchesSince : null;
+  if (switched) {
+    switches += 1;
+    since ??= new Date(now);
   }
+  const hint = addressHint(address);
+  if (
+    hint === device.addressHint &&
+    switches === device.switches &&
+    since?.getTime() === device.switchesSince?.getTime()
+  ) {
+    return null;
+  }
+  return { id: device.id, addressHint: hint, switches, switchesSince: since };
 }

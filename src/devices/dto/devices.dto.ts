@@ -2,6 +2,7 @@ import { ApiProperty } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsInt, IsString, IsUUID, Length, Max, Min } from 'class-validator';
 import { IsVisibleText } from '../../common/visible-text';
+import { SWITCH_WINDOW_MS } from '../devices.constants';
 import type { DeviceRecord } from '../devices.repository';
 import { CLIENT_FORMATS } from '../formats/client-formats';
 
@@ -61,8 +62,6 @@ export class CreatedDeviceResponse {
 export class SubscriptionUrlResponse {
   @ApiProperty() subscription_url: string;
 }
-
-const SWITCH_WINDOW_MS = 10 * 60_000;
 
 export function toDeviceResponse(device: DeviceRecord, switchesSuspect: number): DeviceResponse {
   const recent =

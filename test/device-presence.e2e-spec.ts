@@ -1,0 +1,160 @@
+/**
+ * One network address per device across nodes, as the service keeps it from the nodes' traffic
+ * reports (`online`): the newest connection wins and the node holding an older one is told to
+ * close it; moves between nodes or networks are counted towards `shared_suspected`; the device
+ * list shows the address with its last part hidden. (The same on real tunnel cores is in
+ * agent/test/link-tunnel.e2e-spec.ts.)
+ */
+import { randomUUID } from 'node:crypto';
+import { startTestApp, type TestApp } from './harness/app';
+import { newUser, type TestUser } from './harness/factories';
+import { createNode, subscribedUser } from './harness/nodes';
+
+interface DeviceView {
+  id: string;
+  address_hint: string | null;
+  shared_suspected: boolean;
+}
+
+describe('device presence: one address per device across nodes', () => {
+  let t: TestApp;
+  let owner: TestUser;
+  let nodeA: string;
+  let nodeB: string;
+
+  beforeAll(async () => {
+    t = await startTestApp({ DEVICE_SWITCHES_SUSPECT: '2' });
+    owner = await newUser(t, 'owner');
+    nodeA = (await createNode(t, owner, { name: 'Node A', host: '10.0.0.1' })).id;
+    nodeB = (await createNode(t, owner, { name: 'Node B', host: '10.0.0.2' })).id;
+  });
+  afterAll(() => t.close());
+
+  /** A subscribed user with one device made by a fetch of the link. */
+  async function userWithDevice(): Promise<{ user: TestUser; deviceId: string }> {
+    const user = await subscribedUser(t);
+    const link = await t.http().get('/api/v1/users/me/devices').set(user.bearer).expect(200);
+    await t
+      .http()
+      .get(new URL(link.body.subscription_url as string).pathname)
+      .set('User-Agent', 'Happ/2.3.1')
+      .set('x-hwid', `phone-${randomUUID()}`)
+      .expect(200);
+    const [device] = await devicesOf(user);
+    return { user, deviceId: device.id };
+  }
+
+  async function devicesOf(user: TestUser): Promise<DeviceView[]> {
+    const response = await t.http().get('/api/v1/users/me/devices').set(user.bearer).expect(200);
+    return response.body.devices as DeviceView[];
+  }
+
+  /** Node `node` reports these connections; the devices it is told to close. */
+  async function report(
+    node: string,
+    online: { device_id: string; address: string; since: Date }[],
+  ): Promise<string[]> {
+    const response = await t
+      .http()
+      .post('/api/v1/internal/traffic')
+      .set({ 'X-Internal-Secret': t.settings.internalSecret })
+      .send({
+        node_id: node,
+        report_id: randomUUID(),
+        entries: [],
+        online: online.map((c) => ({ ...c, since: c.since.toISOString() })),
+      })
+      .expect(200);
+    return response.body.close as string[];
+  }
+
+  const at = (minutesAgo: number): Date => new Date(Date.now() - minutesAgo * 60_000);
+
+  it('the newest connection wins: the node holding the older one is told to close it', async () => {
+    const { user, deviceId } = await userWithDevice();
+    expect(
+      await report(nodeA, [{ device_id: deviceId, address: '198.51.100.7', since: at(3) }]),
+    ).toEqual([]);
+    expect(
+      await report(nodeB, [{ device_id: deviceId, address: '203.0.113.9', since: at(1) }]),
+    ).toEqual([]);
+    // Node A still holds the older connection: it is told to close it, and it does not win back.
+    expect(
+      await report(nodeA, [{ device_id: deviceId, address: '198.51.100.7', since: at(3) }]),
+    ).toEqual([deviceId]);
+    expect(
+      await report(nodeB, [{ device_id: deviceId, address: '203.0.113.9', since: at(1) }]),
+    ).toEqual([]);
+    const [device] = await devicesOf(user);
+    expect(device.address_hint).toBe('203.0.113.x');
+    expect(device.shared_suspected).toBe(false);
+  });
+
+  it('moves between nodes or networks are counted; within a /24 on one node they are not', async () => {
+    const { user, deviceId } = await userWithDevice();
+    const seen = (node: string, address: string, minutesAgo: number) =>
+      report(node, [{ device_id: deviceId, address, since: at(minutesAgo) }]);
+    await seen(nodeA, '198.51.100.7', 9);
+    await seen(nodeA, '198.51.100.8', 8); // the same /24: not a switch
+    await seen(nodeA, '::ffff:198.51.100.9', 7); // the same client through a dual-stack socket
+    expect((await devicesOf(user))[0]).toMatchObject({
+      address_hint: '198.51.100.x',
+      shared_suspected: false,
+    });
+    await seen(nodeB, '198.51.100.9', 6); // another node: 1
+    await seen(nodeB, '2001:db8:1:2::5', 5); // another network: 2
+    expect((await devicesOf(user))[0]).toMatchObject({
+      address_hint: '2001:db8:1:2::x',
+      shared_suspected: false,
+    });
+    await seen(nodeA, '2001:db8:1:2::6', 4); // 3, over DEVICE_SWITCHES_SUSPECT = 2
+    expect((await devicesOf(user))[0].shared_suspected).toBe(true);
+  });
+
+  it('a device that does not exist is left out, and the others of the report are kept', async () => {
+    const { user, deviceId } = await userWithDevice();
+    const ghost = randomUUID();
+    expect(
+      await report(nodeA, [
+        { device_id: ghost, address: '198.51.100.20', since: at(2) },
+        { device_id: deviceId, address: '192.0.2.44', since: at(2) },
+      ]),
+    ).toEqual([]);
+    expect((await devicesOf(user))[0].address_hint).toBe('192.0.2.x');
+    const rows = (await t.dataSource.query(
+      `SELECT device_id FROM device_presence WHERE device_id = ANY($1::uuid[])`,
+      [[ghost, deviceId]],
+    )) as { device_id: string }[];
+    expect(rows.map((row) => row.device_id)).toEqual([deviceId]);
+  });
+
+  it('two nodes reporting one device at once, 20 rounds: the newest connection is the one kept, and its node is never told to close it', async () => {
+    const { deviceId } = await userWithDevice();
+    const base = Date.now() - 60_000;
+    for (let round = 0; round < 20; round++) {
+      // Each round the newer connection is on the other node.
+      const [newer, older] = round % 2 === 0 ? [nodeA, nodeB] : [nodeB, nodeA];
+      const since = (node: string) => new Date(base + round * 1_000 + (node === newer ? 500 : 0));
+      const [newerClose, olderClose] = await Promise.all(
+        [newer, older].map((node) =>
+          report(node, [
+            {
+              device_id: deviceId,
+              address: `198.51.${round}.${node === newer ? 1 : 2}`,
+              since: since(node),
+            },
+          ]),
+        ),
+      );
+      expect(newerClose).toEqual([]);
+      const [kept] = (await t.dataSource.query(
+        `SELECT node_id, host(address) AS address, since FROM device_presence WHERE device_id = $1`,
+        [deviceId],
+      )) as { node_id: string; address: string; since: Date }[];
+      expect(kept).toMatchObject({ node_id: newer, address: `198.51.${round}.1` });
+      expect(kept.since.getTime()).toBe(since(newer).getTime());
+      // The older node is told to close it unless its report was taken before the newer one's.
+      expect([[], [deviceId]]).toContainEqual(olderClose);
+    }
+  });
+});
