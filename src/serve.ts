@@ -167,13 +167,17 @@ async function openDatabase(
     embedded.clusterDir === join(dir, 'cluster')
       ? dir
       : `${dir} (cluster in ${embedded.clusterDir})`;
+  // Its Unix socket costs less per statement than loopback TCP; there is none when the cluster's
+  // folder is too long a path for one.
+  const reached = embedded.socketUrl ? 'over its Unix socket' : 'over TCP on 127.0.0.1';
   log.warn(
     { context: 'Database' },
-    `DATABASE_URL is unset: using an embedded PostgreSQL, files in ${files} (development only)`,
+    `DATABASE_URL is unset: using an embedded PostgreSQL ${reached}, files in ${files} ` +
+      '(development only)',
   );
   return {
-    url: embedded.url,
-    description: `embedded PostgreSQL, files in ${files}`,
+    url: embedded.socketUrl ?? embedded.url,
+    description: `embedded PostgreSQL ${reached}, files in ${files}`,
     stop: () => embedded.stop(),
   };
 }

@@ -1,4 +1,4 @@
-import { chmodSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
@@ -26,6 +26,61 @@ describe('the embedded PostgreSQL in a folder closed to others (a clone under /r
     } finally {
       await server.stop();
       rmSync(closed, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('the embedded PostgreSQL on its Unix socket', () => {
+  jest.setTimeout(120_000);
+
+  /** A folder of its own that the postgres account reaches (when the tests run as root). */
+  function openFolder(prefix: string): string {
+    const dir = mkdtempSync(join(tmpdir(), prefix));
+    chmodSync(dir, 0o755);
+    return dir;
+  }
+
+  /** Where the server answering `url` says the connection came in: null over a Unix socket. */
+  async function serverAddress(url: string): Promise<{ address: string | null; db: string }> {
+    const client = new Client({ connectionString: url });
+    await client.connect();
+    try {
+      const { rows } = await client.query<{ address: string | null; db: string }>(
+        'SELECT inet_server_addr()::text AS address, current_database() AS db',
+      );
+      return rows[0];
+    } finally {
+      await client.end();
+    }
+  }
+
+  it('answers over a socket in the cluster folder, and still over TCP', async () => {
+    const dir = openFolder('socket-');
+    const server = await startEmbeddedPostgres({ dir, persistent: false });
+    try {
+      expect(server.socketUrl).not.toBeNull();
+      expect(existsSync(join(server.clusterDir, `.s.PGSQL.${new URL(server.url).port}`))).toBe(
+        true,
+      );
+      expect(await serverAddress(server.socketUrl!)).toEqual({ address: null, db: 'app' });
+      expect(await serverAddress(server.url)).toEqual({ address: '127.0.0.1/32', db: 'app' });
+    } finally {
+      await server.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('starts on TCP only when the socket path would pass 107 bytes', async () => {
+    const dir = openFolder(`${'long-folder-name-'.repeat(6)}-`);
+    const server = await startEmbeddedPostgres({ dir, persistent: false });
+    try {
+      const port = new URL(server.url).port;
+      expect(Buffer.byteLength(join(server.clusterDir, `.s.PGSQL.${port}`))).toBeGreaterThan(107);
+      expect(server.socketUrl).toBeNull();
+      expect(await serverAddress(server.url)).toEqual({ address: '127.0.0.1/32', db: 'app' });
+    } finally {
+      await server.stop();
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

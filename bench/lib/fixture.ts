@@ -6,6 +6,8 @@
  * `bench/reference/baseline-b.mjs`, each in its own process. Everything is deleted on close.
  * BENCH_POOLER=pgbouncer puts a real PgBouncer in transaction mode (BENCH_PGBOUNCER_POOL server
  * connections, 20 by default) between the service and its database, with DB_POOLER=pgbouncer.
+ * The embedded server is reached over its Unix socket, by the service and the reference alike, when
+ * it has one (the run's folder is a short enough path); PgBouncer reaches it over TCP.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import {
@@ -99,11 +101,13 @@ export async function startFixture(
     const serviceDatabaseUrl = pg.databaseUrl('service');
     const poolSize = Number(process.env.BENCH_PGBOUNCER_POOL ?? 20);
     if (process.env.BENCH_POOLER === 'pgbouncer') {
-      bouncer = await startPgBouncer(serviceDatabaseUrl, { poolSize, maxClients: 200 });
+      // Its test harness configures PgBouncer with the URL's host and port: TCP.
+      bouncer = await startPgBouncer(pg.tcpDatabaseUrl('service'), { poolSize, maxClients: 200 });
     }
     const databasePath = bouncer
-      ? `through PgBouncer (transaction mode, default_pool_size = ${poolSize}), DB_POOLER=pgbouncer`
-      : 'direct to PostgreSQL';
+      ? `through PgBouncer (transaction mode, default_pool_size = ${poolSize}), DB_POOLER=pgbouncer, ` +
+        `over TCP (the reference server: direct, ${pg.transport})`
+      : `direct to PostgreSQL, ${pg.transport} (the reference server too)`;
 
     const logFile = join(dir, 'service.log');
     const servicePort = await freePort();
@@ -180,8 +184,15 @@ export async function startFixture(
 }
 
 interface BenchDatabases {
-  /** The URL of this run's scratch database for the service ('service') or the reference ('b'). */
+  /**
+   * The URL of this run's scratch database for the service ('service') or the reference ('b'): over
+   * the embedded server's Unix socket when it has one, for both.
+   */
   databaseUrl(name: 'service' | 'b'): string;
+  /** The same over TCP (or as DATABASE_URL says, when set), for PgBouncer. */
+  tcpDatabaseUrl(name: 'service' | 'b'): string;
+  /** How `databaseUrl` reaches the server, for the printed figures. */
+  transport: string;
   /** The server's postmaster, for its CPU; 0 when the server is not on this machine. */
   postmasterPid(): Promise<number>;
   stop(): Promise<void>;
@@ -190,7 +201,8 @@ interface BenchDatabases {
 /** A throw-away embedded PostgreSQL in `dir` with the two scratch databases. */
 async function embeddedDatabases(dir: string, flags: string[]): Promise<BenchDatabases> {
   const pg = await startEmbeddedPostgres({ dir, persistent: false, flags });
-  const url = (database: string) => pg.url.replace(/\/app$/, `/${database}`);
+  const url = (database: string, base = pg.socketUrl ?? pg.url) =>
+    base.replace(/\/app$/, `/${database}`);
   try {
     await createDatabases(pg.url, ['bench_service', 'bench_b']);
   } catch (error) {
@@ -199,6 +211,10 @@ async function embeddedDatabases(dir: string, flags: string[]): Promise<BenchDat
   }
   return {
     databaseUrl: (name) => url(`bench_${name}`),
+    tcpDatabaseUrl: (name) => url(`bench_${name}`, pg.url),
+    transport: pg.socketUrl
+      ? 'over its Unix socket'
+      : `over TCP on 127.0.0.1 (${pg.clusterDir} is too long a path for a socket)`,
     postmasterPid: () =>
       Promise.resolve(
         Number(readFileSync(join(pg.clusterDir, 'postmaster.pid'), 'utf8').split('\n')[0]),
@@ -224,6 +240,8 @@ async function scratchDatabases(serverUrl: string, dir: string): Promise<BenchDa
   await createDatabases(serverUrl, Object.values(names));
   return {
     databaseUrl: (name) => url(names[name]),
+    tcpDatabaseUrl: (name) => url(names[name]),
+    transport: 'as DATABASE_URL says',
     postmasterPid: async () => {
       // The server's backends are children of its postmaster, when it runs on this machine:
       // asked while this connection's backend still lives.

