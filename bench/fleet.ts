@@ -23,7 +23,9 @@
  * the CPU of the service, PostgreSQL and the harness (% of the machine), the generator's (% of a
  * core, and how late it sent against its schedule), the service's memory, how
  * many nodes the health check reached and the service has online, and the slowest background job;
- * at the end, whether every byte the nodes' cores carried was counted exactly once, and whether the
+ * at the end, the service's CPU a request over the measured minutes beside the reference server's
+ * (bench/reference, measured once the fleet stopped, on the same PostgreSQL), whether every byte the
+ * nodes' cores carried was counted exactly once, and whether the
  * run held (p99 under 100 ms on every service route, every report answered within its period, every
  * node probed, no 5xx, resident memory under 250 MB).
  *
@@ -58,6 +60,7 @@ import {
   type WorkerPlan,
 } from './fleet/plan';
 import { type Fixture, profileFlags, SERVICE_SECRETS, startFixture } from './lib/fixture';
+import { measureWithCpu } from './lib/cpu-load';
 import { freePort } from './lib/load';
 import {
   loadAverage,
@@ -228,7 +231,6 @@ async function run(scale: FleetScale, minutes: number): Promise<RunResult> {
   const tunnel = await tunnelListener();
   const admissionPort = await freePort();
   const fixture = await startFixture({
-    baseline: false,
     statements: STATEMENTS,
     env: {
       // The nodes are on the loopback: allowed, as on a test bench.
@@ -318,8 +320,10 @@ async function run(scale: FleetScale, minutes: number): Promise<RunResult> {
     const service = fixture.service.pid;
     const total = empty();
     const problems: string[] = [];
+    let measuredServiceCpuUs = 0;
+    let measuredRequests = 0;
     say(
-      '| min | service req/s | reports/s | p50 / p99 ms by route | service CPU | PostgreSQL CPU | harness CPU | generator: CPU of a core; late by at most | service RSS MiB | health: probed in the last 80 s; online | slowest job |',
+      '| min | service req/s | reports/s | p50 / p99 ms by route | service CPU (a request) | PostgreSQL CPU | harness CPU | generator: CPU of a core; late by at most | service RSS MiB | health: probed in the last 80 s; online | slowest job |',
     );
     say('|---|---|---|---|---|---|---|---|---|---|---|');
     for (let minute = 1; minute <= minutes; minute += 1) {
@@ -385,9 +389,12 @@ async function run(scale: FleetScale, minutes: number): Promise<RunResult> {
           return `${route} ${ms(percentile(sorted, 50))} / ${ms(percentile(sorted, 99))}`;
         })
         .join('; ');
+      const minuteServiceCpuUs = processCpuUs(service) - serviceCpu;
+      measuredServiceCpuUs += minuteServiceCpuUs;
+      measuredRequests += requests;
       say(
         `| ${minute} | ${(requests / (elapsedUs / 1e6)).toFixed(0)} | ${(reports / (elapsedUs / 1e6)).toFixed(1)} | ${routes} | ` +
-          `${share(processCpuUs(service) - serviceCpu)} | ${share(serverTreeCpuUs(fixture.postmasterPid) - postgresCpu)} | ` +
+          `${share(minuteServiceCpuUs)} (${(minuteServiceCpuUs / Math.max(1, requests)).toFixed(0)} µs) | ${share(serverTreeCpuUs(fixture.postmasterPid) - postgresCpu)} | ` +
           `${share(harnessCpuUs(workers) - harnessCpu)} | ${generated} | ` +
           `${serviceMemoryMiB(service, 'VmRSS').toFixed(0)} (peak ${peakRssMiB(service).toFixed(0)}) | ` +
           `${reached} of ${scale.nodes}; ${online} online | ${await slowestJob(fixture, since)} |`,
@@ -464,6 +471,9 @@ async function run(scale: FleetScale, minutes: number): Promise<RunResult> {
       if (!same) problems.push("bytes counted differ from the generator's acknowledged reports");
     }
     say(`  service peak RSS ${peak.toFixed(0)} MiB (limit ${RSS_MAX_MIB})`);
+    workers.kill();
+    workers = null;
+    say(await cpuPerRequest(fixture, measuredServiceCpuUs / Math.max(1, measuredRequests)));
     if (peak >= RSS_MAX_MIB) problems.push(`peak RSS ${peak.toFixed(0)} MiB`);
     say(
       `  node workers' ${generator ? "and generator's " : ''}peak RSS: ${workerPeaks.join(', ')} MiB`,
@@ -487,6 +497,31 @@ async function run(scale: FleetScale, minutes: number): Promise<RunResult> {
     tunnel.server.close();
     await fixture.close();
   }
+}
+
+/** Issue 46: the service's CPU a request over the fleet's mix, at most this (on the machine of the run). */
+const SERVICE_CPU_TARGET_US = 350;
+
+/**
+ * The service's CPU a request over the measured minutes, beside the reference server's on its one
+ * route (`bench:auth`'s comparison: 50 connections, 10 s), measured right after the fleet stopped,
+ * on the same machine and PostgreSQL: their ratio is what compares across machines.
+ */
+async function cpuPerRequest(fixture: Fixture, serviceUs: number): Promise<string> {
+  const reference = await measureWithCpu(
+    { url: `${fixture.baseline.url}/users/me` },
+    {
+      seconds: 10,
+      connections: 50,
+      serverPid: fixture.baseline.pid,
+      postmasterPid: fixture.postmasterPid,
+    },
+  );
+  return (
+    `  service CPU a request over the fleet's mix: ${serviceUs.toFixed(0)} µs (target ≤ ${SERVICE_CPU_TARGET_US} µs); ` +
+    `the reference server's, after the fleet (its one route, 50 connections, 10 s): ${reference.serverCpuUs.toFixed(0)} µs; ` +
+    `service / reference ${(serviceUs / reference.serverCpuUs).toFixed(2)}`
+  );
 }
 
 async function main(): Promise<void> {
