@@ -60,58 +60,84 @@ export class PresenceService {
   ) {}
 
   /**
-   * Records what node `nodeId` sees; the devices it should close (newer elsewhere). Only what
-   * changed is written: a connection reported again as it was is written again once its record is
-   * PRESENCE_REFRESH_MS old, a device's marks when they differ.
+   * Records what the nodes of a batch of traffic reports see, report after report, in the
+   * caller's transaction, which has locked the devices' rows (`DevicesRepository.lockPresenceMarks`,
+   * its rows given as `locked`; devices not among them do not exist and are left out). For each
+   * sighting, the devices its node should close (newer elsewhere, ascending ids). Only what changed
+   * is written, once per device: a connection reported again as it was is written again once its
+   * record is PRESENCE_REFRESH_MS old, a device's marks when they differ.
    */
   @Transactional()
-  async observe(nodeId: string, seen: SeenConnection[]): Promise<string[]> {
-    if (seen.length === 0) return [];
-    const newest = new Map<string, SeenConnection>();
-    for (const given of seen) {
-      // An IPv4 client seen through a dual-stack socket is the same client.
-      const connection = { ...given, address: given.address.replace(/^::ffff:(?=[\d.]+$)/i, '') };
-      const known = newest.get(connection.deviceId);
-      if (!known || connection.since > known.since) newest.set(connection.deviceId, connection);
-    }
-    const now = Date.now();
-    const close: string[] = [];
-    const saved: { deviceId: string; nodeId: string; address: string; since: Date }[] = [];
-    const marks: DeviceMarks[] = [];
-    let switches = 0;
-    const devices = await this.devices.lockPresenceMarks([...newest.keys()].sort());
+  async observeAll(sightings: NodeSighting[], locked: DeviceMarks[]): Promise<string[][]> {
+    const marks = new Map(locked.map((device) => [device.id, device]));
+    const seen = [
+      ...new Set(sightings.flatMap(({ online }) => online.map((c) => c.deviceId))),
+    ].filter((id) => marks.has(id));
+    if (seen.length === 0) return sightings.map(() => []);
     const recorded = new Map(
-      (await this.presence.connectionsOf(devices.map((device) => device.id))).map((row) => [
-        row.deviceId,
-        row,
-      ]),
+      (await this.presence.connectionsOf(seen)).map((row) => [row.deviceId, row]),
     );
-    for (const device of devices) {
-      const connection = newest.get(device.id)!;
-      const known = liveConnection(recorded.get(device.id), now);
-      if (known && known.since > connection.since && known.nodeId !== nodeId) {
-        close.push(device.id);
-        continue;
+    const now = Date.now();
+    const saved = new Map<string, PresenceRecord>();
+    let switches = 0;
+    const closes = sightings.map(({ nodeId, online }) => {
+      const close: string[] = [];
+      for (const connection of newestOf(online)) {
+        const id = connection.deviceId;
+        const device = marks.get(id);
+        if (!device) continue;
+        const known = liveConnection(recorded.get(id), now);
+        if (known && known.since > connection.since && known.nodeId !== nodeId) {
+          close.push(id);
+          continue;
+        }
+        const switched =
+          known !== null &&
+          (known.nodeId !== nodeId || networkOf(known.address) !== networkOf(connection.address));
+        if (switched) switches++;
+        const unchanged =
+          known !== null &&
+          known.nodeId === nodeId &&
+          known.address === connection.address &&
+          known.since.getTime() === connection.since.getTime() &&
+          now - known.seenAt.getTime() < PRESENCE_REFRESH_MS;
+        if (!unchanged) {
+          const record = { ...connection, nodeId, seenAt: new Date(now) };
+          recorded.set(id, record);
+          saved.set(id, record);
+        }
+        marks.set(id, marksAfter(device, connection.address, switched, now));
       }
-      const switched =
-        known !== null &&
-        (known.nodeId !== nodeId || networkOf(known.address) !== networkOf(connection.address));
-      if (switched) switches++;
-      const unchanged =
-        known !== null &&
-        known.nodeId === nodeId &&
-        known.address === connection.address &&
-        known.since.getTime() === connection.since.getTime() &&
-        now - known.seenAt.getTime() < PRESENCE_REFRESH_MS;
-      if (!unchanged) saved.push({ ...connection, nodeId });
-      const mark = marksOf(device, connection.address, switched, now);
-      if (mark) marks.push(mark);
-    }
-    await this.presence.save(saved);
-    await this.devices.markPresence(marks);
+      return close;
+    });
+    // In ascending ids, as the devices' rows were locked.
+    await this.presence.save([...saved.keys()].sort().map((id) => saved.get(id)!));
+    const changed = locked.flatMap((before) => {
+      const after = marks.get(before.id)!;
+      return sameMarks(before, after) ? [] : [after];
+    });
+    await this.devices.markPresence(changed);
     this.metrics.deviceSwitched(switches);
-    return close;
+    return closes;
   }
+}
+
+/** What one traffic report says of the connections on its node. */
+export interface NodeSighting {
+  nodeId: string;
+  online: SeenConnection[];
+}
+
+/** Each device's newest connection of `online`, in ascending device ids. */
+function newestOf(online: SeenConnection[]): SeenConnection[] {
+  const newest = new Map<string, SeenConnection>();
+  for (const given of online) {
+    // An IPv4 client seen through a dual-stack socket is the same client.
+    const connection = { ...given, address: given.address.replace(/^::ffff:(?=[\d.]+$)/i, '') };
+    const known = newest.get(connection.deviceId);
+    if (!known || connection.since > known.since) newest.set(connection.deviceId, connection);
+  }
+  return [...newest.keys()].sort().map((id) => newest.get(id)!);
 }
 
 /** The recorded connection while it counts (seen within PRESENCE_KEPT_MINUTES); else null. */
@@ -120,13 +146,13 @@ function liveConnection(record: PresenceRecord | undefined, now: number): Presen
   return record;
 }
 
-/** The device's marks after this connection, or null when they stay as they are. */
-function marksOf(
+/** The device's marks after this connection. */
+function marksAfter(
   device: DeviceMarks,
   address: string,
   switched: boolean,
   now: number,
-): DeviceMarks | null {
+): DeviceMarks {
   const inWindow =
     device.switchesSince !== null && now - device.switchesSince.getTime() < SWITCH_WINDOW_MS;
   let switches = inWindow ? device.switches : 0;
@@ -135,13 +161,13 @@ function marksOf(
     switches += 1;
     since ??= new Date(now);
   }
-  const hint = addressHint(address);
-  if (
-    hint === device.addressHint &&
-    switches === device.switches &&
-    since?.getTime() === device.switchesSince?.getTime()
-  ) {
-    return null;
-  }
-  return { id: device.id, addressHint: hint, switches, switchesSince: since };
+  return { id: device.id, addressHint: addressHint(address), switches, switchesSince: since };
+}
+
+function sameMarks(a: DeviceMarks, b: DeviceMarks): boolean {
+  return (
+    a.addressHint === b.addressHint &&
+    a.switches === b.switches &&
+    a.switchesSince?.getTime() === b.switchesSince?.getTime()
+  );
 }

@@ -166,9 +166,7 @@ export class InternalService {
       throw error;
     }
     this.metrics.trafficReport(outcome.applied ? 'applied' : 'refused', outcome.countedBytes);
-    // Also for a repeat: the newest connection wins by its time, so an old report changes nothing.
-    const close = await this.presence.observe(report.nodeId, report.online);
-    return close.length === 0 ? outcome : { ...outcome, close };
+    return outcome;
   }
 
   /**
@@ -200,10 +198,11 @@ export class InternalService {
   }
 
   /**
-   * Each report's record, every user's counted bytes (one statement for all reports) and the
-   * nodes' daily raw figures commit together or not at all. Rows are taken in one order (reports
-   * by node and id, users by id, nodes by id), so concurrent batches on other instances queue
-   * instead of deadlocking.
+   * Each report's record, every user's counted bytes (one statement for all reports), the devices'
+   * bytes, what each node sees connected (also for a repeat: the newest connection wins by its
+   * time, so an old report changes nothing) and the nodes' daily raw figures commit together or not
+   * at all. Rows are taken in one order (reports by node and id, users by id, devices by id, nodes
+   * by id), so concurrent batches on other instances queue instead of deadlocking.
    */
   @Transactional()
   private async apply(reports: TrafficReport[]): Promise<PromiseSettledResult<ReportOutcome>[]> {
@@ -235,6 +234,8 @@ export class InternalService {
       }
     }
 
+    // Reports of a known node, applied now or before, in the batch's order.
+    const sightings = order.filter((i) => results[i]?.status !== 'rejected');
     const days = nodeDays(
       applied.map(({ index, counted }) => ({ nodeId: reports[index].nodeId, counted })),
     );
@@ -242,7 +243,18 @@ export class InternalService {
       tally.bytes.size === 0
         ? { overLimit: [], crossed: [], missing: [], firstUse: [] }
         : await this.users.addTraffic(tally.bytes, this.defaultLimit());
-    await this.devices.addTraffic(deviceTally.columns());
+    const devices = deviceTally.columns();
+    const online = sightings.flatMap((i) => reports[i].online.map((c) => c.deviceId));
+    // The devices' rows of both the bytes and the connections, locked in one pass in id order.
+    const locked =
+      online.length === 0
+        ? []
+        : await this.devices.lockPresenceMarks([...new Set([...devices.ids, ...online])].sort());
+    await this.devices.addTraffic(devices);
+    const closes = await this.presence.observeAll(
+      sightings.map((i) => ({ nodeId: reports[i].nodeId, online: reports[i].online })),
+      locked,
+    );
     // First counted traffic of an on_first_use subscription starts its days. Its new end reaches
     // the nodes through the users trigger, which takes the change log's counter: after the devices.
     await this.users.startOnFirstUse(added.firstUse);
@@ -264,6 +276,12 @@ export class InternalService {
         },
       };
     }
+    sightings.forEach((i, k) => {
+      const result = results[i];
+      if (result.status === 'fulfilled' && closes[k].length > 0) {
+        results[i] = { status: 'fulfilled', value: { ...result.value, close: closes[k] } };
+      }
+    });
     return results;
   }
 
