@@ -54,13 +54,6 @@ export interface ReportOutcome {
 /** Entries applied in one transaction at most (a single report may hold more). */
 const BATCH_ENTRIES = 50_000;
 /**
- * Batches of reports applied at once, each in its own transaction (rows taken in one order, as by
- * several instances). With one, a full fleet's reports (84 a second, about ten statements a batch)
- * kept the batch lane busy all the time, and any slow moment held every report behind it
- * (bench:fleet, p99 220 ms against 30 ms at p50).
- */
-const BATCHES_AT_ONCE = 2;
-/**
  * Entries waiting to be applied at most, about 100 full reports (some 200 MB of parsed reports):
  * past that a report is answered 503 at once and the node retries it later, so a stalled database
  * cannot make the queue, and the process, grow without end.
@@ -117,7 +110,6 @@ export class InternalService {
         full: refuseWhenFull('too many traffic reports waiting, retry shortly', 5),
         // A report dropped here was never applied: the node sends it again.
         wait: databaseWait(settings.dbPoolWaitMs),
-        concurrency: BATCHES_AT_ONCE,
       },
     );
     this.spender = sharedStatement<SpendableToken, SpentToken>(
@@ -162,8 +154,8 @@ export class InternalService {
 
   /**
    * Applies a report once, and counts it once committed (a repeat or an unknown node: refused).
-   * Reports that arrive while BATCHES_AT_ONCE batches are being applied wait in memory, not in a
-   * pool connection, and are then applied together in one transaction (see `applyAll`).
+   * Reports that arrive while others are being applied wait in memory, not in a pool connection,
+   * and are then applied together in one transaction (see `applyAll`).
    */
   async report(report: TrafficReport): Promise<ReportOutcome> {
     let outcome: ReportOutcome;

@@ -122,36 +122,4 @@ describe('BatchQueue', () => {
     expect(await late).toBe(4);
     expect(reads).toEqual([[0], [4]]);
   });
-
-  it('with a concurrency of 2, a stuck batch does not hold the next item; a third waits for a free one', async () => {
-    const started: number[][] = [];
-    const releases: (() => void)[] = [];
-    const queue = new BatchQueue<number, number>(
-      async (items) => {
-        started.push(items);
-        await new Promise<void>((resolve) => releases.push(resolve));
-        return items.map((value) => ({ status: 'fulfilled', value }));
-      },
-      () => 1,
-      { batch: 10, waiting: 100, full: () => new Error('full'), concurrency: 2 },
-    );
-    const stuck = queue.submit(1);
-    await turn();
-    const second = queue.submit(2);
-    await turn();
-    // Both run at once: the second did not wait for the first.
-    expect(started).toEqual([[1], [2]]);
-    const later = [3, 4].map((item) => queue.submit(item));
-    await turn();
-    expect(started).toHaveLength(2);
-    releases[1]();
-    expect(await second).toBe(2);
-    await turn();
-    // The freed place takes what waited, together; the first batch still runs.
-    expect(started).toEqual([[1], [2], [3, 4]]);
-    releases[2]();
-    expect(await Promise.all(later)).toEqual([3, 4]);
-    releases[0]();
-    expect(await stuck).toBe(1);
-  });
 });

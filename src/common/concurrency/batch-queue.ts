@@ -14,15 +14,12 @@ import { AppError } from '../errors';
  * the waiting weight past `limits.waiting` is refused at once with `limits.full()`. How long it
  * waits is bounded too: an item still queued `limits.wait.ms` after it arrived (a batch before it
  * is stuck on a lock, or on a database that does not answer) fails with `limits.wait.expired()`
- * and never reaches `run`. With `limits.concurrency` above 1, that many batches may run at once
- * (each its own transaction, for writes whose rows are taken in one order): an item arriving while
- * fewer run starts at once, so one slow batch does not hold every item behind it.
+ * and never reaches `run`.
  */
 export class BatchQueue<T, R> {
   private readonly queue: Queued<T, R>[] = [];
   private waitingWeight = 0;
-  /** Batches running now, at most `limits.concurrency`. */
-  private running = 0;
+  private running = false;
   /** Fires when the oldest waiting item's time is up; armed only while items wait. */
   private expiry: NodeJS.Timeout | undefined;
 
@@ -34,8 +31,6 @@ export class BatchQueue<T, R> {
       waiting: number;
       full: () => unknown;
       wait?: { ms: number; expired: () => unknown };
-      /** Batches run at once at most; 1 by default. */
-      concurrency?: number;
     },
   ) {}
 
@@ -49,7 +44,7 @@ export class BatchQueue<T, R> {
     return new Promise<R>((resolve, reject) => {
       this.queue.push({ item, weight, deadline, resolve, reject });
       this.waitingWeight += weight;
-      if (this.running < (this.limits.concurrency ?? 1)) {
+      if (!this.running) {
         this.drain().catch((error: unknown) => {
           // Only a throwing `resolve`/`reject` could get here; settle whatever still waits.
           for (const queued of this.queue.splice(0)) queued.reject(error);
@@ -62,7 +57,7 @@ export class BatchQueue<T, R> {
   }
 
   private async drain(): Promise<void> {
-    this.running++;
+    this.running = true;
     try {
       while (this.dropExpired() > 0) {
         const batch = this.take();
@@ -83,7 +78,7 @@ export class BatchQueue<T, R> {
         });
       }
     } finally {
-      this.running--;
+      this.running = false;
     }
   }
 
