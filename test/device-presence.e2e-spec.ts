@@ -6,6 +6,9 @@
  * agent/test/link-tunnel.e2e-spec.ts.)
  */
 import { randomUUID } from 'node:crypto';
+import { canonicalUuid } from '../src/common/uuid';
+import { InternalService } from '../src/internal/internal.service';
+import type { TrafficReport } from '../src/internal/traffic-report.pipe';
 import { startTestApp, type TestApp } from './harness/app';
 import { newUser, type TestUser } from './harness/factories';
 import { createNode, subscribedUser } from './harness/nodes';
@@ -49,12 +52,13 @@ describe('device presence: one address per device across nodes', () => {
     return response.body.devices as DeviceView[];
   }
 
-  /** Node `node` reports these connections; the devices it is told to close. */
+  /** Node `node` reports these connections (to instance `to`); the devices it is told to close. */
   async function report(
     node: string,
     online: { device_id: string; address: string; since: Date }[],
+    to: TestApp = t,
   ): Promise<string[]> {
-    const response = await t
+    const response = await to
       .http()
       .post('/api/v1/internal/traffic')
       .set({ 'X-Internal-Secret': t.settings.internalSecret })
@@ -128,33 +132,107 @@ describe('device presence: one address per device across nodes', () => {
     expect(rows.map((row) => row.device_id)).toEqual([deviceId]);
   });
 
-  it('two nodes reporting one device at once, 20 rounds: the newest connection is the one kept, and its node is never told to close it', async () => {
+  it('a connection reported again unchanged is written again only once its record is 2 minutes old', async () => {
     const { deviceId } = await userWithDevice();
-    const base = Date.now() - 60_000;
-    for (let round = 0; round < 20; round++) {
-      // Each round the newer connection is on the other node.
-      const [newer, older] = round % 2 === 0 ? [nodeA, nodeB] : [nodeB, nodeA];
-      const since = (node: string) => new Date(base + round * 1_000 + (node === newer ? 500 : 0));
-      const [newerClose, olderClose] = await Promise.all(
-        [newer, older].map((node) =>
-          report(node, [
-            {
-              device_id: deviceId,
-              address: `198.51.${round}.${node === newer ? 1 : 2}`,
-              since: since(node),
-            },
-          ]),
-        ),
-      );
-      expect(newerClose).toEqual([]);
-      const [kept] = (await t.dataSource.query(
-        `SELECT node_id, host(address) AS address, since FROM device_presence WHERE device_id = $1`,
+    const seenAt = async (): Promise<number> => {
+      const [row] = (await t.dataSource.query(
+        `SELECT seen_at FROM device_presence WHERE device_id = $1`,
         [deviceId],
-      )) as { node_id: string; address: string; since: Date }[];
-      expect(kept).toMatchObject({ node_id: newer, address: `198.51.${round}.1` });
-      expect(kept.since.getTime()).toBe(since(newer).getTime());
-      // The older node is told to close it unless its report was taken before the newer one's.
-      expect([[], [deviceId]]).toContainEqual(olderClose);
+      )) as { seen_at: Date }[];
+      return row.seen_at.getTime();
+    };
+    const connection = { device_id: deviceId, address: '198.51.100.30', since: at(1) };
+    await report(nodeA, [connection]);
+    const first = await seenAt();
+    await report(nodeA, [connection]);
+    expect(await seenAt()).toBe(first);
+    // As if the last write were 3 minutes ago: the next report writes it again.
+    await t.dataSource.query(
+      `UPDATE device_presence SET seen_at = seen_at - interval '3 minutes' WHERE device_id = $1`,
+      [deviceId],
+    );
+    await report(nodeA, [connection]);
+    expect(await seenAt()).toBeGreaterThanOrEqual(first);
+    // And a change is written at once.
+    await report(nodeA, [{ ...connection, address: '198.51.100.31' }]);
+    const [row] = (await t.dataSource.query(
+      `SELECT host(address) AS address FROM device_presence WHERE device_id = $1`,
+      [deviceId],
+    )) as { address: string }[];
+    expect(row.address).toBe('198.51.100.31');
+  });
+
+  it('two reports of one batch naming one device: the newest connection is kept, the move counted once', async () => {
+    const { user, deviceId } = await userWithDevice();
+    const service = t.app.get(InternalService);
+    const sighting = (node: string, address: string, since: Date): TrafficReport => ({
+      nodeId: canonicalUuid(node)!,
+      reportId: canonicalUuid(randomUUID())!,
+      userIds: [],
+      bytesUp: [],
+      bytesDown: [],
+      devices: { deviceIds: [], userIds: [], bytesUp: [], bytesDown: [] },
+      online: [{ deviceId: canonicalUuid(deviceId)!, address, since }],
+    });
+    // Submitted in one tick: the first goes alone, the other two wait and go together.
+    const [, older, newer] = await Promise.all([
+      service.report(sighting(nodeA, '192.0.2.1', at(9))),
+      service.report(sighting(nodeA, '192.0.2.2', at(3))),
+      service.report(sighting(nodeB, '203.0.113.5', at(2))),
+    ]);
+    expect(newer.close).toEqual([]);
+    expect([[], [deviceId]]).toContainEqual(older.close);
+    const [kept] = (await t.dataSource.query(
+      `SELECT node_id, host(address) AS address FROM device_presence WHERE device_id = $1`,
+      [deviceId],
+    )) as { node_id: string; address: string }[];
+    expect(kept).toEqual({ node_id: nodeB, address: '203.0.113.5' });
+    const [device] = await devicesOf(user);
+    expect(device.address_hint).toBe('203.0.113.x');
+    const [{ switches }] = (await t.dataSource.query(`SELECT switches FROM devices WHERE id = $1`, [
+      deviceId,
+    ])) as { switches: number }[];
+    // Node A's second report, when taken first, is no move; node B's is one.
+    expect(switches).toBe(1);
+  });
+
+  it('two nodes reporting one device at once to two instances, 20 rounds: the newest connection is the one kept, and its node is never told to close it', async () => {
+    // Each instance applies one report batch at a time: only two instances race on the database.
+    const other = await startTestApp({ DEVICE_SWITCHES_SUSPECT: '2' }, { database: t.database });
+    try {
+      const { deviceId } = await userWithDevice();
+      const base = Date.now() - 60_000;
+      for (let round = 0; round < 20; round++) {
+        // Each round the newer connection is on the other node, reported to the other instance.
+        const [newer, older] = round % 2 === 0 ? [nodeA, nodeB] : [nodeB, nodeA];
+        const since = (node: string) => new Date(base + round * 1_000 + (node === newer ? 500 : 0));
+        const [newerClose, olderClose] = await Promise.all(
+          [newer, older].map((node) =>
+            report(
+              node,
+              [
+                {
+                  device_id: deviceId,
+                  address: `198.51.${round}.${node === newer ? 1 : 2}`,
+                  since: since(node),
+                },
+              ],
+              node === nodeA ? t : other,
+            ),
+          ),
+        );
+        expect(newerClose).toEqual([]);
+        const [kept] = (await t.dataSource.query(
+          `SELECT node_id, host(address) AS address, since FROM device_presence WHERE device_id = $1`,
+          [deviceId],
+        )) as { node_id: string; address: string; since: Date }[];
+        expect(kept).toMatchObject({ node_id: newer, address: `198.51.${round}.1` });
+        expect(kept.since.getTime()).toBe(since(newer).getTime());
+        // The older node is told to close it unless its report was taken before the newer one's.
+        expect([[], [deviceId]]).toContainEqual(olderClose);
+      }
+    } finally {
+      await other.close();
     }
   });
 });

@@ -245,11 +245,11 @@ export class InternalService {
         : await this.users.addTraffic(tally.bytes, this.defaultLimit());
     const devices = deviceTally.columns();
     const online = sightings.flatMap((i) => reports[i].online.map((c) => c.deviceId));
-    // The devices' rows of both the bytes and the connections, locked in one pass in id order.
-    const locked =
-      online.length === 0
-        ? []
-        : await this.devices.lockPresenceMarks([...new Set([...devices.ids, ...online])].sort());
+    // The devices' rows of both the bytes and the connections, locked in one pass in id order
+    // (the counters' UPDATE takes its rows in the planner's order; and a batch's connections may
+    // be of devices whose users' rows it did not lock).
+    const touched = [...new Set([...devices.ids, ...online])].sort();
+    const locked = touched.length === 0 ? [] : await this.devices.lockPresenceMarks(touched);
     await this.devices.addTraffic(devices);
     const closes = await this.presence.observeAll(
       sightings.map((i) => ({ nodeId: reports[i].nodeId, online: reports[i].online })),

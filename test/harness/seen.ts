@@ -10,6 +10,7 @@ const HEADERS = ['content-type', 'cache-control', 'x-content-type-options'] as c
  * names).
  */
 export function seen(response: Response, headers: readonly string[] = []) {
+  expect(response.headers['x-request-id']).toEqual(expect.any(String));
   let body: unknown = response.body;
   if (typeof body === 'object' && body !== null && !Array.isArray(body)) {
     const { request_id: requestId, ...rest } = body as Record<string, unknown>;
