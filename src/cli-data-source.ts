@@ -1,4 +1,5 @@
 import { DataSource } from 'typeorm';
+import { loadDatabaseUrls, SettingsError } from './config/settings';
 import { dataSourceOptions } from './database/data-source';
 import { ENTITIES } from './entities';
 
@@ -6,7 +7,15 @@ import { ENTITIES } from './entities';
  * The TypeORM CLI's data source (`npm run migration:*`): `DATABASE_DIRECT_URL` names the database
  * when the service goes through a pooler (migrations apply to PostgreSQL itself), else `DATABASE_URL`.
  */
-const url = process.env.DATABASE_DIRECT_URL || process.env.DATABASE_URL;
+let url: string | null;
+try {
+  const { databaseUrl, databaseDirectUrl } = loadDatabaseUrls();
+  url = databaseDirectUrl ?? databaseUrl;
+} catch (error) {
+  if (!(error instanceof SettingsError)) throw error;
+  process.stderr.write(`${error.message}\n`);
+  process.exit(1);
+}
 if (!url) {
   // One line, not the CLI's stack trace of a failed data source load.
   process.stderr.write(

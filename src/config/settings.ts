@@ -238,6 +238,31 @@ export class SettingsError extends Error {
 
 type Env = Record<string, string | undefined>;
 
+/** `DATABASE_URL` and `DATABASE_DIRECT_URL`, each a PostgreSQL URL or unset. */
+function readDatabaseUrls(read: Reader): {
+  databaseUrl: string | null;
+  databaseDirectUrl: string | null;
+} {
+  return {
+    databaseUrl: read.optionalUrl('DATABASE_URL', ['postgres:', 'postgresql:']),
+    databaseDirectUrl: read.optionalUrl('DATABASE_DIRECT_URL', ['postgres:', 'postgresql:']),
+  };
+}
+
+/**
+ * The database settings alone, read and checked as `loadSettings` reads them: for the migration
+ * commands, which need no other setting. Throws `SettingsError` naming a bad one.
+ */
+export function loadDatabaseUrls(env: Env = process.env): {
+  databaseUrl: string | null;
+  databaseDirectUrl: string | null;
+} {
+  const problems: string[] = [];
+  const urls = readDatabaseUrls(new Reader(env, problems));
+  if (problems.length > 0) throw new SettingsError(problems);
+  return urls;
+}
+
 /** Reads and validates the environment. Throws `SettingsError` naming every bad setting. */
 export function loadSettings(env: Env = process.env): Settings {
   const problems: string[] = [];
@@ -249,7 +274,7 @@ export function loadSettings(env: Env = process.env): Settings {
     'development',
   );
   const dataDir = resolve(read.string('DATA_DIR', '.data'));
-  const databaseUrl = read.optionalUrl('DATABASE_URL', ['postgres:', 'postgresql:']);
+  const { databaseUrl, databaseDirectUrl } = readDatabaseUrls(read);
   const secrets = resolveSecrets(env, nodeEnv, dataDir, problems);
 
   const host = read.string('HOST', '0.0.0.0');
@@ -264,7 +289,7 @@ export function loadSettings(env: Env = process.env): Settings {
     databaseUrl,
     migrationsRun: read.bool('MIGRATIONS_RUN', databaseUrl === null),
     dbPooler: read.oneOf('DB_POOLER', ['none', 'pgbouncer'] as const, 'none'),
-    databaseDirectUrl: read.optionalUrl('DATABASE_DIRECT_URL', ['postgres:', 'postgresql:']),
+    databaseDirectUrl,
     dbStartupWaitS: read.int('DB_STARTUP_WAIT_S', 60, 1, 3600),
     dbStatementTimeoutMs: read.int('DB_STATEMENT_TIMEOUT_MS', 30_000, 0, 3_600_000),
     dbPoolWaitMs: read.int('DB_POOL_WAIT_MS', 5_000, 100, 60_000),
