@@ -273,13 +273,6 @@ describe('internal: traffic reports count every byte exactly once', () => {
             new Map(chosen(n).map((id) => [canonicalUuid(id)!, BigInt(n + 1)])),
             10n ** 15n,
           );
-          // The order comes from the plan the method sets up for its UPDATE alone: the rest of
-          // the caller's transaction plans as usual.
-          const [plan] = (await txHost.tx.query(
-            `SELECT current_setting('enable_hashjoin') AS hash, current_setting('enable_seqscan') AS seq,
-                    current_setting('enable_bitmapscan') AS bitmap`,
-          )) as { hash: string; seq: string; bitmap: string }[];
-          expect(plan).toEqual({ hash: 'on', seq: 'on', bitmap: 'on' });
           return result;
         }),
       ),
@@ -297,26 +290,48 @@ describe('internal: traffic reports count every byte exactly once', () => {
     }
   }, 120_000);
 
-  it("the counters' UPDATE gives the transaction back the planner settings it found, not the server's defaults", async () => {
+  it("the counters' ordered joins last until the transaction ends, not on the pooled connection", async () => {
     const [id] = await users(1);
     const txHost = t.app.get<TransactionHost<TransactionalAdapterTypeOrm>>(TransactionHost);
     const counters = t.app.get(UserTrafficRepository);
-    const settings = () =>
-      txHost.tx.query(
+    const settings = async (): Promise<{ hash: string; seq: string; bitmap: string }> => {
+      const [row] = (await txHost.tx.query(
         `SELECT current_setting('enable_hashjoin') AS hash, current_setting('enable_seqscan') AS seq,
-                current_setting('enable_bitmapscan') AS bitmap`,
-      ) as Promise<{ hash: string; seq: string; bitmap: string }[]>;
-    const rolledBack = new Error('rolled back: the settings go with the transaction');
-    await expect(
-      txHost.withTransaction(async () => {
-        // As a session of another purpose may have them (SET, not SET LOCAL).
-        await txHost.tx.query('SET enable_bitmapscan = off');
-        await txHost.tx.query("SET LOCAL enable_seqscan = 'off'");
-        await counters.addTraffic(new Map([[canonicalUuid(id)!, 1n]]), 10n ** 15n);
-        expect(await settings()).toEqual([{ hash: 'on', seq: 'off', bitmap: 'off' }]);
-        throw rolledBack;
-      }),
-    ).rejects.toBe(rolledBack);
+                current_setting('enable_bitmapscan') AS bitmap, pg_backend_pid() AS pid`,
+      )) as { hash: string; seq: string; bitmap: string; pid: number }[];
+      connections.add(row.pid);
+      return { hash: row.hash, seq: row.seq, bitmap: row.bitmap };
+    };
+    const connections = new Set<number>();
+    for (const outcome of ['committed', 'rolled back'] as const) {
+      await txHost
+        .withTransaction(async () => {
+          await counters.addTraffic(new Map([[canonicalUuid(id)!, 1n]]), 10n ** 15n);
+          expect(await settings()).toEqual({ hash: 'off', seq: 'off', bitmap: 'off' });
+          if (outcome === 'rolled back') throw new Error(outcome);
+        })
+        .catch((error: Error) => expect(error.message).toBe('rolled back'));
+      // The pool's connections, each asked after the transaction: the settings went with it.
+      const pids = new Set<number>();
+      await Promise.all(
+        Array.from({ length: 10 }, () =>
+          t.dataSource
+            .query(
+              `SELECT current_setting('enable_hashjoin') AS hash, current_setting('enable_seqscan') AS seq,
+                      current_setting('enable_bitmapscan') AS bitmap, pg_backend_pid() AS pid`,
+            )
+            .then(([row]: { hash: string; seq: string; bitmap: string; pid: number }[]) => {
+              pids.add(row.pid);
+              expect({ hash: row.hash, seq: row.seq, bitmap: row.bitmap }).toEqual({
+                hash: 'on',
+                seq: 'on',
+                bitmap: 'on',
+              });
+            }),
+        ),
+      );
+      expect([...connections].some((pid) => pids.has(pid))).toBe(true);
+    }
   });
 
   it("the counters' UPDATE joins in id order, so it locks rows in id order, for small reports and large", async () => {

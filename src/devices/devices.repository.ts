@@ -196,27 +196,36 @@ export class DevicesRepository {
   }
 
   /**
-   * Adds each device's raw bytes (`ids` ascending, so concurrent batches lock rows in one order)
-   * and marks it seen on its node; a device that is not its user's (or gone) is skipped.
+   * Locks the rows of the devices `ids` (ascending) in id order, until the transaction ends, so
+   * that reports naming one device from two nodes at once take turns; adds each line's raw bytes
+   * and marks its device seen on its node (a device that is not its user's, or gone, is skipped);
+   * and answers the locked devices' presence marks (ascending ids; devices that do not exist are
+   * left out), as they are after any wait for a lock. `lines` must name only devices of `ids`, in
+   * ascending order. One statement: the lock pass comes first, since the counters' UPDATE only
+   * touches rows the pass has locked. (The devices' connections are read after this, in a
+   * statement of their own: one that waited for a lock sees only rows committed before it started.)
    */
-  async addTraffic(lines: {
-    ids: string[];
-    userIds: string[];
-    up: bigint[];
-    down: bigint[];
-    nodeIds: string[];
-  }): Promise<void> {
-    if (lines.ids.length === 0) return;
-    await sqlRows(
+  lockAndAddTraffic(
+    ids: string[],
+    lines: { ids: string[]; userIds: string[]; up: bigint[]; down: bigint[]; nodeIds: string[] },
+  ): Promise<DeviceMarks[]> {
+    return preparedRows<DeviceMarks>(
       this.txHost.tx,
-      `UPDATE devices d
-          SET bytes_up = LEAST(d.bytes_up + v.up, 9223372036854775807),
-              bytes_down = LEAST(d.bytes_down + v.down, 9223372036854775807),
-              last_seen_at = now(), last_node_id = v.node_id
-         FROM unnest($1::uuid[], $2::uuid[], $3::numeric[], $4::numeric[], $5::uuid[])
-              AS v(id, user_id, up, down, node_id)
-        WHERE d.id = v.id AND d.user_id = v.user_id`,
-      [lines.ids, lines.userIds, lines.up.map(String), lines.down.map(String), lines.nodeIds],
+      `WITH locked AS MATERIALIZED (
+         SELECT id, address_hint, switches, switches_since
+           FROM devices WHERE id = ANY($1::uuid[]) ORDER BY id FOR NO KEY UPDATE
+       ), counted AS (
+         UPDATE devices d
+            SET bytes_up = LEAST(d.bytes_up + v.up, 9223372036854775807),
+                bytes_down = LEAST(d.bytes_down + v.down, 9223372036854775807),
+                last_seen_at = now(), last_node_id = v.node_id
+           FROM unnest($2::uuid[], $3::uuid[], $4::numeric[], $5::numeric[], $6::uuid[])
+                AS v(id, user_id, up, down, node_id)
+          WHERE d.id = v.id AND d.user_id = v.user_id AND d.id IN (SELECT id FROM locked)
+       )
+       SELECT id, address_hint AS "addressHint", switches, switches_since AS "switchesSince"
+         FROM locked ORDER BY id`,
+      [ids, lines.ids, lines.userIds, lines.up.map(String), lines.down.map(String), lines.nodeIds],
     );
   }
 
@@ -234,21 +243,6 @@ export class DevicesRepository {
         rows.map((r) => r.switches),
         rows.map((r) => r.switchesSince),
       ],
-    );
-  }
-
-  /**
-   * These devices' presence marks (ascending ids; devices that do not exist are left out), each
-   * device's row locked until the transaction ends, so that reports naming one device from two
-   * nodes at once take turns. (Their connections are read after this, in a statement of their
-   * own: one that waited for a lock sees only rows committed before it started.)
-   */
-  lockPresenceMarks(ids: string[]): Promise<DeviceMarks[]> {
-    return sqlRows<DeviceMarks>(
-      this.txHost.tx,
-      `SELECT id, address_hint AS "addressHint", switches, switches_since AS "switchesSince"
-         FROM devices WHERE id = ANY($1::uuid[]) ORDER BY id FOR NO KEY UPDATE`,
-      [ids],
     );
   }
 

@@ -61,7 +61,7 @@ export class PresenceService {
 
   /**
    * Records what the nodes of a batch of traffic reports see, report after report, in the
-   * caller's transaction, which has locked the devices' rows (`DevicesRepository.lockPresenceMarks`,
+   * caller's transaction, which has locked the devices' rows (`DevicesRepository.lockAndAddTraffic`,
    * its rows given as `locked`; devices not among them do not exist and are left out). For each
    * sighting, the devices its node should close (newer elsewhere, ascending ids). Only what changed
    * is written, once per device: a connection reported again as it was is written again once its

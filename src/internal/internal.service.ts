@@ -246,11 +246,11 @@ export class InternalService {
     const devices = deviceTally.columns();
     const online = sightings.flatMap((i) => reports[i].online.map((c) => c.deviceId));
     // The devices' rows of both the bytes and the connections, locked in one pass in id order
-    // (the counters' UPDATE takes its rows in the planner's order; and a batch's connections may
-    // be of devices whose users' rows it did not lock).
+    // (a batch's connections may be of devices whose users' rows it did not lock), with the bytes
+    // added in the same statement.
     const touched = [...new Set([...devices.ids, ...online])].sort();
-    const locked = touched.length === 0 ? [] : await this.devices.lockPresenceMarks(touched);
-    await this.devices.addTraffic(devices);
+    const locked =
+      touched.length === 0 ? [] : await this.devices.lockAndAddTraffic(touched, devices);
     const closes = await this.presence.observeAll(
       sightings.map((i) => ({ nodeId: reports[i].nodeId, online: reports[i].online })),
       locked,

@@ -57,41 +57,18 @@ export const trafficStandingsSql = (ids: string, fallback: string): string =>
     WHERE u.id = ANY(${ids}::uuid[])`;
 
 /**
- * Until `PLANNER_RESTORED`, joins are nested loops or merge joins and tables are read
- * through an index: an UPDATE over a sorted array then visits, and locks, rows in id order (see
+ * Until the transaction ends, joins are nested loops or merge joins and tables are read through
+ * an index: an UPDATE over a sorted array then visits, and locks, rows in id order (see
  * `addTraffic`). A nested loop is driven by the array, in its order; a merge join reads the
  * primary key's index and the array sorted, both by id. The planner picks the cheaper: a nested
  * loop for a few users of a large table, a merge join when a report names a large share of them.
  * Without the scan settings, statistics that call the table tiny (analyzed when it held one row)
- * let the planner scan the table itself first, in its physical order.
+ * let the planner scan the table itself first, in its physical order. Transaction-local
+ * (`set_config(…, true)`): the pooled connection plans as before once the transaction ends.
  */
-export const ORDERED_JOINS = `WITH before AS MATERIALIZED (
-    SELECT current_setting('enable_hashjoin') AS hashjoin,
-           current_setting('enable_seqscan') AS seqscan,
-           current_setting('enable_bitmapscan') AS bitmapscan
-  )
-  SELECT hashjoin, seqscan, bitmapscan,
-         set_config('enable_hashjoin', 'off', true),
-         set_config('enable_seqscan', 'off', true),
-         set_config('enable_bitmapscan', 'off', true)
-    FROM before`;
-
-/** The settings `ORDERED_JOINS` found, read before it changed them. */
-export interface PlannerSettings {
-  hashjoin: string;
-  seqscan: string;
-  bitmapscan: string;
-}
-
-/**
- * Undoes `ORDERED_JOINS` with the values it found (`$1`–`$3`: hash join, sequential scan, bitmap
- * scan), so the caller's later statements in the transaction plan as they would have. (Reading
- * `pg_settings` for them instead cost 1.5 ms a report, and gave the server's defaults rather than
- * the session's own values.)
- */
-export const PLANNER_RESTORED = `SELECT set_config('enable_hashjoin', $1, true),
-                                       set_config('enable_seqscan', $2, true),
-                                       set_config('enable_bitmapscan', $3, true)`;
+export const ORDERED_JOINS = `SELECT set_config('enable_hashjoin', 'off', true),
+                                    set_config('enable_seqscan', 'off', true),
+                                    set_config('enable_bitmapscan', 'off', true)`;
 
 /** The largest value of a bigint column: a traffic counter stops there. */
 export const BIGINT_MAX = 9223372036854775807n;
@@ -217,15 +194,16 @@ export class UserTrafficRepository {
   /**
    * Adds counted bytes to users' traffic counters (saturating at the bigint maximum) with one
    * UPDATE over arrays, which also takes the rows' locks in id order: the arrays are sorted by id
-   * and the join is ordered (`ORDERED_JOINS`, for this statement only), so the UPDATE
-   * visits, and locks, the users in id order. Concurrent reports over the same users then queue up
-   * instead of deadlocking, without a separate locking pass over the rows. `bytes` maps user ids
-   * to counted bytes; call inside a transaction.
+   * and the join is ordered (`ORDERED_JOINS`), so the UPDATE visits, and locks, the users in id
+   * order. Concurrent reports over the same users then queue up instead of deadlocking, without a
+   * separate locking pass over the rows. `bytes` maps user ids to counted bytes; call inside a
+   * transaction, whose later statements keep the ordered joins (the traffic batch's are all
+   * lookups by key).
    */
   async addTraffic(bytes: ReadonlyMap<Uuid, bigint>, defaultBytes: bigint): Promise<TrafficAdded> {
     const ids = sortedUuids([...bytes.keys()]);
     const idArray = uuidArray(ids);
-    const [before] = await preparedRows<PlannerSettings>(this.txHost.tx, ORDERED_JOINS, []);
+    await preparedRows(this.txHost.tx, ORDERED_JOINS, []);
     // Planned at each call, not prepared: the join the planner picks depends on how many users.
     const [row] = await sqlRows<{
       updated: number;
@@ -237,11 +215,6 @@ export class UserTrafficRepository {
       idArray,
       bigintArray(ids.map((id) => atMostBigintMax(bytes.get(id)!))),
       defaultBytes.toString(),
-    ]);
-    await preparedRows(this.txHost.tx, PLANNER_RESTORED, [
-      before.hashjoin,
-      before.seqscan,
-      before.bitmapscan,
     ]);
     const { overLimit, crossed, firstUse } = row;
     await this.recordWarnings(row.warn80, crossed);
