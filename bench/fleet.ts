@@ -21,7 +21,8 @@
  *
  * After a warm-up period, it prints per minute: requests and reports per second, p50/p99 per route,
  * the CPU of the service, PostgreSQL and the harness (% of the machine), the generator's (% of a
- * core, and how late it sent against its schedule), the service's memory, how
+ * core, and how late it sent against its schedule), the service's memory, its pauses (the
+ * longest event-loop stall and its garbage collections, from its own metrics endpoint), how
  * many nodes the health check reached and the service has online, and the slowest background job;
  * at the end, the service's CPU a request over the measured minutes beside the reference server's
  * (bench/reference, measured once the fleet stopped, on the same PostgreSQL), whether every byte the
@@ -216,6 +217,39 @@ async function slowestJob(fixture: Fixture, since: Date): Promise<string> {
   return `${String(row.job)} ${ms(Number(row.ms))} ms (${String(row.outcome)}; ${String(row.runs)} runs)`;
 }
 
+/** What the service's own metrics (prom-client's defaults) say of its pauses. */
+interface Pauses {
+  /** The longest event-loop delay since the metrics were last collected, ms. */
+  lagMaxMs: number;
+  /** Garbage collections so far: how many, their time in all (ms), how many took 100 ms or more. */
+  gcCount: number;
+  gcMs: number;
+  gcSlow: number;
+}
+
+/** The service's pauses, read from its metrics endpoint (METRICS_PORT, no token in benchmarks). */
+async function servicePauses(fixture: Fixture): Promise<Pauses> {
+  const text = await (
+    await fetch(`http://127.0.0.1:${fixture.service.env.METRICS_PORT}/metrics`)
+  ).text();
+  const sum = (pattern: RegExp): number =>
+    [...text.matchAll(pattern)].reduce((total, match) => total + Number(match[1]), 0);
+  const count = sum(/^nodejs_gc_duration_seconds_count\{[^}]*\} (\S+)$/gm);
+  return {
+    lagMaxMs: sum(/^nodejs_eventloop_lag_max_seconds (\S+)$/gm) * 1000,
+    gcCount: count,
+    gcMs: sum(/^nodejs_gc_duration_seconds_sum\{[^}]*\} (\S+)$/gm) * 1000,
+    gcSlow: count - sum(/^nodejs_gc_duration_seconds_bucket\{(?=[^}]*le="0\.1")[^}]*\} (\S+)$/gm),
+  };
+}
+
+/** A minute's pauses: the longest stall, and the collections between `before` and `after`. */
+function pausesOf(before: Pauses, after: Pauses): string {
+  const collections = after.gcCount - before.gcCount;
+  const slow = after.gcSlow - before.gcSlow;
+  return `${ms(after.lagMaxMs)} ms; GC ${collections} × ${ms((after.gcMs - before.gcMs) / Math.max(1, collections))} ms${slow > 0 ? `, ${slow} of 100 ms or more` : ''}`;
+}
+
 interface RunResult {
   scale: FleetScale;
   held: boolean;
@@ -323,15 +357,16 @@ async function run(scale: FleetScale, minutes: number): Promise<RunResult> {
     let measuredServiceCpuUs = 0;
     let measuredRequests = 0;
     say(
-      '| min | service req/s | reports/s | p50 / p99 ms by route | service CPU (a request) | PostgreSQL CPU | harness CPU | generator: CPU of a core; late by at most | service RSS MiB | health: probed in the last 80 s; online | slowest job |',
+      '| min | service req/s | reports/s | p50 / p99 ms by route | service CPU (a request) | PostgreSQL CPU | harness CPU | generator: CPU of a core; late by at most | service RSS MiB | service pauses: longest event-loop stall; garbage collections | health: probed in the last 80 s; online | slowest job |',
     );
-    say('|---|---|---|---|---|---|---|---|---|---|---|');
+    say('|---|---|---|---|---|---|---|---|---|---|---|---|');
     for (let minute = 1; minute <= minutes; minute += 1) {
       const since = new Date();
       const serviceCpu = processCpuUs(service);
       const postgresCpu = serverTreeCpuUs(fixture.postmasterPid);
       const harnessCpu = harnessCpuUs(workers);
       const generatorCpu = generator ? processCpuUs(generator.pid!) : 0;
+      const pausesBefore = await servicePauses(fixture);
       const clock = performance.now();
       await new Promise((done) => setTimeout(done, measureAt + minute * MINUTE_MS - Date.now()));
       const answers = await workers.next({ type: 'flush' });
@@ -390,13 +425,14 @@ async function run(scale: FleetScale, minutes: number): Promise<RunResult> {
         })
         .join('; ');
       const minuteServiceCpuUs = processCpuUs(service) - serviceCpu;
+      const pauses = pausesOf(pausesBefore, await servicePauses(fixture));
       measuredServiceCpuUs += minuteServiceCpuUs;
       measuredRequests += requests;
       say(
         `| ${minute} | ${(requests / (elapsedUs / 1e6)).toFixed(0)} | ${(reports / (elapsedUs / 1e6)).toFixed(1)} | ${routes} | ` +
           `${share(minuteServiceCpuUs)} (${(minuteServiceCpuUs / Math.max(1, requests)).toFixed(0)} µs) | ${share(serverTreeCpuUs(fixture.postmasterPid) - postgresCpu)} | ` +
           `${share(harnessCpuUs(workers) - harnessCpu)} | ${generated} | ` +
-          `${serviceMemoryMiB(service, 'VmRSS').toFixed(0)} (peak ${peakRssMiB(service).toFixed(0)}) | ` +
+          `${serviceMemoryMiB(service, 'VmRSS').toFixed(0)} (peak ${peakRssMiB(service).toFixed(0)}) | ${pauses} | ` +
           `${reached} of ${scale.nodes}; ${online} online | ${await slowestJob(fixture, since)} |`,
       );
       if (Object.keys(minuteSamples.errors).length > 0) {
