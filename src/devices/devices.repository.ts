@@ -201,9 +201,11 @@ export class DevicesRepository {
    * and marks its device seen on its node (a device that is not its user's, or gone, is skipped);
    * and answers the locked devices' presence marks (ascending ids; devices that do not exist are
    * left out), as they are after any wait for a lock. `lines` must name only devices of `ids`, in
-   * ascending order. One statement: the lock pass comes first, since the counters' UPDATE only
-   * touches rows the pass has locked. (The devices' connections are read after this, in a
-   * statement of their own: one that waited for a lock sees only rows committed before it started.)
+   * ascending order. One statement: the whole lock pass runs before the counters' UPDATE takes a
+   * row, since the UPDATE's condition on the pass is uncorrelated, evaluated once up front (a join
+   * with the pass instead was planned as a nested loop over it, quadratic in the devices). (The
+   * devices' connections are read after this, in a statement of their own: one that waited for a
+   * lock sees only rows committed before it started.)
    */
   lockAndAddTraffic(
     ids: string[],
@@ -221,7 +223,7 @@ export class DevicesRepository {
                 last_seen_at = now(), last_node_id = v.node_id
            FROM unnest($2::uuid[], $3::uuid[], $4::numeric[], $5::numeric[], $6::uuid[])
                 AS v(id, user_id, up, down, node_id)
-          WHERE d.id = v.id AND d.user_id = v.user_id AND d.id IN (SELECT id FROM locked)
+          WHERE d.id = v.id AND d.user_id = v.user_id AND (SELECT count(*) FROM locked) > 0
        )
        SELECT id, address_hint AS "addressHint", switches, switches_since AS "switchesSince"
          FROM locked ORDER BY id`,
