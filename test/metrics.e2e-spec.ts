@@ -32,6 +32,7 @@ describe('Prometheus metrics on their own listener', () => {
         METRICS_PORT: String(port),
         METRICS_TOKEN: TOKEN,
         METRICS_CACHE_S: '0',
+        METRICS_COUNTS_CACHE_S: '0',
         TRUST_PROXY: '1',
       },
     );

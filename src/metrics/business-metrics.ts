@@ -11,8 +11,9 @@ import { Metrics } from './metrics.service';
 export const METRICS_READ_TIMEOUT_MS = 2_000;
 
 /**
- * Metrics read from the database when Prometheus scrapes, one small read per group, cached for
- * METRICS_CACHE_S so several scrapers cost one read. A group never read successfully exports no
+ * Metrics read from the database when Prometheus scrapes, one read per group, cached for
+ * METRICS_CACHE_S so several scrapers cost one read; the counts of whole tables (accounts,
+ * devices, payments: each a scan of its table) for METRICS_COUNTS_CACHE_S. A group never read successfully exports no
  * sample rather than a made-up zero.
  */
 @Injectable()
@@ -22,14 +23,14 @@ export class BusinessMetrics {
     repository: BusinessMetricsRepository,
     @Inject(SETTINGS) settings: Settings,
   ) {
-    const cached = <T>(group: string, read: () => Promise<T>) => {
-      const cache = new CachedRead(read, settings.metricsCacheS * 1000);
+    const cached = <T>(group: string, read: () => Promise<T>, ttlS = settings.metricsCacheS) => {
+      const cache = new CachedRead(read, ttlS * 1000);
       const onFailure = () => metrics.readFailures.inc({ group });
       return { get: () => cache.within(METRICS_READ_TIMEOUT_MS, onFailure) };
     };
     const registers = [metrics.registry];
 
-    const users = cached('users', () => repository.userCounts());
+    const users = cached('users', () => repository.userCounts(), settings.metricsCountsCacheS);
     new Gauge({
       name: 'vpn_users',
       help: 'Accounts by kind (seed, telegram, or the staff role).',
@@ -52,7 +53,11 @@ export class BusinessMetrics {
       },
     });
 
-    const devices = cached('devices', () => repository.deviceCounts());
+    const devices = cached(
+      'devices',
+      () => repository.deviceCounts(),
+      settings.metricsCountsCacheS,
+    );
     new Gauge({
       name: 'vpn_devices',
       help: 'Devices of accounts by how their apps are told apart (hwid, app, link).',
@@ -104,7 +109,11 @@ export class BusinessMetrics {
     });
 
     // Totals over every paid invoice: monotonic, so exported as counters for rate() and increase().
-    const payments = cached('payments', () => repository.paymentTotals());
+    const payments = cached(
+      'payments',
+      () => repository.paymentTotals(),
+      settings.metricsCountsCacheS,
+    );
     const paymentCounter = (name: string, help: string, valueOf: (t: PaymentTotals) => number) =>
       new Counter({
         name,
