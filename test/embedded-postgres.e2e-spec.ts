@@ -1,4 +1,12 @@
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
@@ -65,6 +73,31 @@ describe('the embedded PostgreSQL on its Unix socket', () => {
       expect(await serverAddress(server.socketUrl!)).toEqual({ address: null, db: 'app' });
       expect(await serverAddress(server.url)).toEqual({ address: '127.0.0.1/32', db: 'app' });
     } finally {
+      await server.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('a one-off command beside the running server takes its socket only when the socket answers', async () => {
+    const dir = openFolder('attach-');
+    const server = await startEmbeddedPostgres({ dir, persistent: false });
+    const socketFile = join(server.clusterDir, `.s.PGSQL.${new URL(server.url).port}`);
+    try {
+      const beside = await startEmbeddedPostgres({ dir, persistent: false, attach: true });
+      expect(beside.socketUrl).toBe(server.socketUrl);
+      expect(await serverAddress(beside.socketUrl!)).toEqual({ address: null, db: 'app' });
+
+      // Something that is not the server's socket where the socket would be: TCP, as without one.
+      renameSync(socketFile, `${socketFile}.away`);
+      writeFileSync(socketFile, '');
+      const overTcp = await startEmbeddedPostgres({ dir, persistent: false, attach: true });
+      expect(overTcp.socketUrl).toBeNull();
+      expect(await serverAddress(overTcp.url)).toEqual({ address: '127.0.0.1/32', db: 'app' });
+    } finally {
+      if (existsSync(`${socketFile}.away`)) {
+        rmSync(socketFile, { force: true });
+        renameSync(`${socketFile}.away`, socketFile);
+      }
       await server.stop();
       rmSync(dir, { recursive: true, force: true });
     }

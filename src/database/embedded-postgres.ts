@@ -191,12 +191,19 @@ async function attachTo(
         `connection on port ${server.port} (${(error as Error).message}): stop the service and retry.`,
     );
   }
-  // The running server's socket, when it has one where this one would put it.
+  // The running server's socket, when it has one where this one would put it and it answers
+  // there (else TCP, as a server started without one).
   const dir = socketDirectory(clusterDir, server.port);
-  const socket = dir !== null && existsSync(join(dir, `.s.PGSQL.${server.port}`));
+  const socket = dir === null ? null : socketUrl(dir, server.port, password);
+  const answers =
+    socket !== null &&
+    (await query(socket, 'SELECT 1').then(
+      () => true,
+      () => false,
+    ));
   return {
     url: `${url}/${DATABASE}`,
-    socketUrl: socket ? socketUrl(dir, server.port, password) : null,
+    socketUrl: answers ? socket : null,
     clusterDir,
     stop: () => Promise.resolve(),
   };
