@@ -57,7 +57,6 @@ describe('--create-owner', () => {
       ...TEST_SECRETS,
       DATABASE_URL: db.url,
       NODE_ENV: 'test',
-      TS_NODE_PROJECT: 'tsconfig.json',
     };
   });
   afterAll(() => db.drop());

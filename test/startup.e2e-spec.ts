@@ -30,7 +30,7 @@ function unconfigured(dataDir: string, port: number): NodeJS.ProcessEnv {
   };
   delete env.DATABASE_URL;
   delete env.NODE_ENV;
-  return { ...env, TS_NODE_PROJECT: 'tsconfig.json', LOG_LEVEL: 'warn' };
+  return { ...env, LOG_LEVEL: 'warn' };
 }
 
 const MAIN = serviceArgs();
@@ -139,7 +139,7 @@ describe('the service with no configuration (embedded PostgreSQL)', () => {
     for (const name of ['JWT_ACCESS_SECRET', 'INTERNAL_SECRET', 'DATABASE_URL']) delete env[name];
     const run = await runCommand(process.execPath, MAIN, {
       cwd: ROOT,
-      env: { ...env, TS_NODE_PROJECT: 'tsconfig.json' },
+      env,
     });
     expect(run.code).toBe(1);
     const lines = run.output.trim().split('\n');
@@ -159,7 +159,7 @@ describe('the service with no configuration (embedded PostgreSQL)', () => {
     const run = await runCommand(
       'script',
       ['-q', '-E', 'never', '-ec', [process.execPath, ...MAIN].join(' '), '/dev/null'],
-      { cwd: ROOT, env: { ...env, TS_NODE_PROJECT: 'tsconfig.json' } },
+      { cwd: ROOT, env },
     );
     expect(run.code).toBe(1);
     const lines = run.output.trim().split(/\r?\n/);
@@ -188,7 +188,7 @@ describe('the service with no configuration (embedded PostgreSQL)', () => {
     delete env.APP_URL;
     const child = spawn(process.execPath, MAIN, {
       cwd: ROOT,
-      env: { ...env, TS_NODE_PROJECT: 'tsconfig.json' },
+      env,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';

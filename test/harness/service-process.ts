@@ -36,7 +36,6 @@ export function spawnService(port: number, env: Record<string, string>): Service
     env: {
       ...process.env,
       NODE_ENV: 'test',
-      TS_NODE_PROJECT: 'tsconfig.json',
       HOST: '127.0.0.1',
       PORT: String(port),
       METRICS_PORT: '0',
