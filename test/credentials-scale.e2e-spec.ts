@@ -85,11 +85,12 @@ describe('credentials at the scale of 5,000 nodes', () => {
     expect(whole.upsert.length).toBeGreaterThan(0);
     expect(whole.upsert.length).toBeLessThan(100);
     // Windows of 200 questions: a shared test machine stalls now and then (other test files run
-    // beside this one); the bound is the service's when it gets the CPU it asks for. On a machine
-    // busier than its cores, where no window is quiet, the median question must be within it
-    // instead (a stalled moment then decides the p99, not the service).
+    // beside this one); the bound is the service's when it gets the CPU it asks for. Up to 16
+    // windows (a few seconds each), so that one quiet moment is found on a slow machine too. On a
+    // machine busier than its cores, where no window is quiet, the median question must be within
+    // it instead (a stalled moment then decides the p99, not the service).
     const windows: { p99: number; p50: number }[] = [];
-    for (let window = 0; window < 8; window++) {
+    for (let window = 0; window < 16; window++) {
       const times: number[] = [];
       for (let i = 0; i < 200; i++) {
         const started = performance.now();
@@ -109,8 +110,8 @@ describe('credentials at the scale of 5,000 nodes', () => {
     if (best >= 5 && loadavg()[0] >= cpus().length) {
       expect(Math.min(...windows.map((w) => w.p50))).toBeLessThan(5);
     } else if (best >= 5) {
-      const seen = windows.map((w) => w.p99.toFixed(1)).join(', ');
-      throw new Error(`p99 ${seen} ms in each window of 200 (load ${loadavg()[0].toFixed(1)})`);
+      const seen = windows.map((w) => `${w.p99.toFixed(1)} (p50 ${w.p50.toFixed(1)})`).join(', ');
+      throw new Error(`p99 ${seen} ms in each window of 200 (load ${loadavg()[0].toFixed(2)})`);
     }
   });
 
