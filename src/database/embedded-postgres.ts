@@ -78,7 +78,6 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
   }
 
   const port = options.port ?? (await freeLoopbackPort());
-  const adminUrl = `postgresql://${SUPERUSER}:${encodeURIComponent(password)}@127.0.0.1:${port}`;
   const socketDir = socketDirectory(clusterDir, port);
   const child = spawn(
     bin.postgres,
@@ -115,15 +114,16 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
   let stopping: Promise<void> | null = null;
 
   try {
-    await waitUntilReady(child, `${adminUrl}/postgres`, log);
-    if (!initialised) await query(`${adminUrl}/postgres`, `CREATE DATABASE "${DATABASE}"`);
+    const maintenance = databaseUrl('127.0.0.1', port, password, 'postgres');
+    await waitUntilReady(child, maintenance, log);
+    if (!initialised) await query(maintenance, `CREATE DATABASE "${DATABASE}"`);
   } catch (error) {
     await stop();
     throw error;
   }
   return {
-    url: `${adminUrl}/${DATABASE}`,
-    socketUrl: socketDir === null ? null : socketUrl(socketDir, port, password),
+    url: databaseUrl('127.0.0.1', port, password),
+    socketUrl: socketDir === null ? null : databaseUrl(socketDir, port, password),
     clusterDir,
     stop: () => (stopping ??= stop()),
   };
@@ -140,12 +140,11 @@ function socketDirectory(clusterDir: string, port: number): string | null {
 }
 
 /**
- * `postgresql://postgres:<password>@%2Fthe%2Ffolder:<port>/app`: `pg` reads a host that starts with
- * a slash as the folder of the socket `.s.PGSQL.<port>`.
+ * The superuser's URL of `database` on the server at `host` (127.0.0.1, or the folder of its Unix
+ * socket: `pg` reads a host that starts with a slash as the folder of the socket `.s.PGSQL.<port>`).
  */
-function socketUrl(dir: string, port: number, password: string): string {
-  const host = encodeURIComponent(dir);
-  return `postgresql://${SUPERUSER}:${encodeURIComponent(password)}@${host}:${port}/${DATABASE}`;
+function databaseUrl(host: string, port: number, password: string, database = DATABASE): string {
+  return `postgresql://${SUPERUSER}:${encodeURIComponent(password)}@${encodeURIComponent(host)}:${port}/${database}`;
 }
 
 /** The server another process runs on `clusterDir`, from its `postmaster.pid`; null when none. */
@@ -182,9 +181,9 @@ async function attachTo(
     );
   }
   const { password } = JSON.parse(readFileSync(credentialsFile, 'utf8')) as { password: string };
-  const url = `postgresql://${SUPERUSER}:${encodeURIComponent(password)}@127.0.0.1:${server.port}`;
+  const url = databaseUrl('127.0.0.1', server.port, password);
   try {
-    await query(`${url}/${DATABASE}`, 'SELECT 1');
+    await query(url, 'SELECT 1');
   } catch (error) {
     throw new EmbeddedPostgresError(
       `the embedded PostgreSQL in ${clusterDir} is running (process ${server.pid}) but refused a ` +
@@ -194,7 +193,7 @@ async function attachTo(
   // The running server's socket, when it has one where this one would put it and it answers
   // there (else TCP, as a server started without one).
   const dir = socketDirectory(clusterDir, server.port);
-  const socket = dir === null ? null : socketUrl(dir, server.port, password);
+  const socket = dir === null ? null : databaseUrl(dir, server.port, password);
   const answers =
     socket !== null &&
     (await query(socket, 'SELECT 1').then(
@@ -202,7 +201,7 @@ async function attachTo(
       () => false,
     ));
   return {
-    url: `${url}/${DATABASE}`,
+    url,
     socketUrl: answers ? socket : null,
     clusterDir,
     stop: () => Promise.resolve(),
