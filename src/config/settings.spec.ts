@@ -146,8 +146,10 @@ describe('loadSettings', () => {
       DATABASE_URL: 'mysql://x',
       BOT_MODE: 'webhook',
       HEAP_GROWING_PERCENT: '-5',
+      METRICS_COUNTS_CACHE_S: '7200',
     });
     expect(problems.join('\n')).toMatch(/PORT/);
+    expect(problems.join('\n')).toMatch(/METRICS_COUNTS_CACHE_S/);
     expect(problems.join('\n')).toMatch(/HEAP_GROWING_PERCENT/);
     expect(problems.join('\n')).toMatch(/COOKIE_SECURE/);
     expect(problems.join('\n')).toMatch(/CORS_ORIGINS: "not-an-origin"/);

@@ -13,8 +13,8 @@ export const METRICS_READ_TIMEOUT_MS = 2_000;
 /**
  * Metrics read from the database when Prometheus scrapes, one read per group, cached for
  * METRICS_CACHE_S so several scrapers cost one read; the counts of whole tables (accounts,
- * devices, payments: each a scan of its table) for METRICS_COUNTS_CACHE_S. A group never read successfully exports no
- * sample rather than a made-up zero.
+ * devices, payments: each a scan of its table) for METRICS_COUNTS_CACHE_S. A group never read
+ * successfully exports no sample rather than a made-up zero.
  */
 @Injectable()
 export class BusinessMetrics {
