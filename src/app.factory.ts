@@ -20,6 +20,7 @@ import { validateLane } from './internal/validate-lane';
 import { refuseClientErrors, requestLog } from './common/request-id';
 import { guardBodilessRoutes } from './common/no-body.guard';
 import { securityHeaders } from './common/security-headers';
+import { watchRequests } from './common/request-watchers';
 import { dropInertClsEnhancers } from './database/cls-enhancers';
 import { buildOpenApiDocument as buildDocument } from './openapi/document';
 import { createValidationPipe } from './common/validation';
@@ -48,14 +49,19 @@ export async function createApp(options: AppModuleOptions): Promise<NestExpressA
   app.useLogger(quietWiring(app.get(Logger)));
   const { settings } = options;
 
-  // First, so that every request has an id and a log line and is timed, including those refused
-  // before routing.
+  // First, so that every request has an id, a log line, its timing, the drain's count and the
+  // security headers, including those refused before routing.
   const rootLogger = () => (settings.logLevel === 'silent' ? undefined : PinoLogger.root);
-  app.use(requestLog(rootLogger));
+  app.use(
+    watchRequests([
+      requestLog(rootLogger),
+      app.get(HttpMetrics).watch,
+      app.get(Drain).watch,
+      securityHeaders(),
+    ]),
+  );
   // Refusals Node's HTTP server makes itself (408, 431, not HTTP) get the same body and line.
   (app.getHttpServer() as Server).on('clientError', refuseClientErrors(rootLogger));
-  app.use(app.get(HttpMetrics).middleware);
-  app.use(app.get(Drain).middleware);
   // GET /internal/limits takes up to 1,000 user ids in its query (~37 KB of URL); Node's default
   // cap on the request head is 16 KB.
   (app.getHttpServer() as { maxHeaderSize?: number }).maxHeaderSize = 48 * 1024;
@@ -63,7 +69,6 @@ export async function createApp(options: AppModuleOptions): Promise<NestExpressA
   app.disable('x-powered-by');
   // Answers are per user (sessions, money): never cached by browsers or proxies, no ETag revalidation.
   app.set('etag', false);
-  app.use(securityHeaders());
   const callers = app.get(InternalCallers);
   const metrics = app.get(Metrics);
   app.use(

@@ -44,9 +44,12 @@ async function run<Input>(
   // The route template, as the HTTP metrics label it.
   (request as { route?: unknown }).route = { path: route.path };
   const body = await route.answer(input);
-  if (typeof body === 'string') {
-    response.status(200).type('application/json; charset=utf-8').send(body);
-  } else {
-    response.status(200).json(body);
-  }
+  // Written as Express's `json()` writes it, without its content-type parsing, freshness check and
+  // ETag setting, which a lane's GET or POST without caching never uses.
+  const text = typeof body === 'string' ? body : JSON.stringify(body);
+  response.writeHead(200, {
+    'Content-Type': 'application/json; charset=utf-8',
+    'Content-Length': Buffer.byteLength(text),
+  });
+  response.end(text);
 }

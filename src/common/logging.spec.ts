@@ -6,6 +6,7 @@ import pinoHttp, { type Options } from 'pino-http';
 import { loadSettings } from '../config/settings';
 import { loggerOptions, prettyTransport, quietWiring } from './logging';
 import { requestLog } from './request-id';
+import { watchRequests } from './request-watchers';
 
 const SECRETS = {
   JWT_ACCESS_SECRET: 'logging-spec-jwt-access-secret-0123456789',
@@ -50,7 +51,7 @@ function serverLogging(lines: Record<string, unknown>[]): Server {
   // Built as nestjs-pino builds the service's root logger: by pino-http, from these options.
   const { logger } = pinoHttp({ ...options, transport: undefined }, sink);
   const app = express();
-  app.use(requestLog(() => logger));
+  app.use(watchRequests([requestLog(() => logger)]));
   app.use((req, res) => {
     res.statusCode = req.url.startsWith('/missing')
       ? 404

@@ -1,6 +1,6 @@
-import type { RequestHandler } from 'express';
 import helmet from 'helmet';
 import type { IncomingMessage, OutgoingHttpHeader, ServerResponse } from 'node:http';
+import type { RequestWatcher } from './request-watchers';
 
 type Header = [name: string, value: OutgoingHttpHeader];
 
@@ -12,16 +12,16 @@ type Header = [name: string, value: OutgoingHttpHeader];
  * browsers that read only this header must be told the same.
  *
  * Helmet's headers depend on its options only, never on the request, so they are read from helmet
- * once at start and set by this one middleware: helmet itself runs eleven middlewares per request.
+ * once at start and set by this one request watcher: helmet itself runs eleven middlewares per
+ * request.
  */
-export function securityHeaders(): RequestHandler {
+export function securityHeaders(): RequestWatcher {
   const headers: Header[] = [
     ...headersOf(helmet({ contentSecurityPolicy: false, frameguard: { action: 'deny' } })),
     ['Cache-Control', 'no-store'],
   ];
-  return (_request, response, next) => {
+  return (_request, response) => {
     for (const [name, value] of headers) response.setHeader(name, value);
-    next();
   };
 }
 

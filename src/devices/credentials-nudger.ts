@@ -56,6 +56,8 @@ export class CredentialsNudger implements OnApplicationBootstrap, BeforeApplicat
   private seenShares: Map<string, NodeShare> | null = null;
   /** Where each routed node was last seen, to reach it after it left the list. */
   private addresses = new Map<string, RoutingNode>();
+  /** The routed list `addresses` was last filled from. */
+  private addressesOf: readonly RoutingNode[] | null = null;
   private secrets = new Map<string, string>();
 
   constructor(
@@ -111,7 +113,12 @@ export class CredentialsNudger implements OnApplicationBootstrap, BeforeApplicat
 
   private async round(): Promise<number> {
     const shares = await this.routing.allNodeShares();
-    for (const node of await this.routing.routedNodes()) this.addresses.set(node.id, node);
+    const routed = await this.routing.routedNodes();
+    // The same list for as long as it does not change: 5,000 nodes are not walked every tick.
+    if (routed !== this.addressesOf) {
+      for (const node of routed) this.addresses.set(node.id, node);
+      this.addressesOf = routed;
+    }
     let { version } = await this.credentials.version();
     const targets = new Set<string>();
     if (this.seenShares !== null && this.seenShares !== shares) {

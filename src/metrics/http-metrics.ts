@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { Request, Response } from 'express';
+import type { RequestWatcher } from '../common/request-watchers';
 import { Metrics } from './metrics.service';
 
 /** The route label of a request no route matched (404s, bodies refused before routing). */
@@ -14,13 +15,11 @@ export const UNMATCHED_ROUTE = 'unmatched';
 export class HttpMetrics {
   constructor(private readonly metrics: Metrics) {}
 
-  readonly middleware: RequestHandler = (req: Request, res: Response, next: NextFunction) => {
+  /** A request watcher (`watchRequests`): counts the request in flight, then times its answer. */
+  readonly watch: RequestWatcher = (req: Request, res: Response) => {
     const started = process.hrtime.bigint();
     this.metrics.httpInFlight.inc();
-    let done = false;
-    const finish = () => {
-      if (done) return;
-      done = true;
+    return () => {
       this.metrics.httpInFlight.dec();
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       this.metrics.httpDuration.observe(
@@ -32,9 +31,6 @@ export class HttpMetrics {
         seconds,
       );
     };
-    res.once('finish', finish);
-    res.once('close', finish);
-    next();
   };
 }
 

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { Request, Response } from 'express';
+import type { RequestWatcher } from '../common/request-watchers';
 
 /**
  * The service's shutdown state. On SIGTERM `begin()` turns `/health` to 503 at once, so the load
@@ -20,15 +21,13 @@ export class Drain {
     return this.active.size;
   }
 
-  readonly middleware: RequestHandler = (_req: Request, res: Response, next: NextFunction) => {
+  /** A request watcher (`watchRequests`): the request is in flight until its answer is over. */
+  readonly watch: RequestWatcher = (_req: Request, res: Response) => {
     this.active.add(res);
     if (this.draining) res.setHeader('Connection', 'close');
-    const finish = () => {
+    return () => {
       if (this.active.delete(res) && this.active.size === 0) this.wake();
     };
-    res.once('finish', finish);
-    res.once('close', finish);
-    next();
   };
 
   begin(): void {
