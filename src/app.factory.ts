@@ -81,7 +81,6 @@ export async function createApp(options: AppModuleOptions): Promise<NestExpressA
       answered: () => metrics.validateLaneAnswered(),
     }),
   );
-  app.use(cookieParser());
   const usersController = app.get(UsersController);
   const routingController = app.get(RoutingController);
   const authentication = app.get(JwtStrategy);
@@ -95,6 +94,8 @@ export async function createApp(options: AppModuleOptions): Promise<NestExpressA
       answered: (route) => metrics.signedInLaneAnswered(route),
     }),
   );
+  // After the lanes: the signed-in lane reads only the access cookie, from the header itself.
+  app.use(cookieParser());
   // A node's traffic report (up to 10,000 entries) is a large body: its own secret allows one too.
   const isInternalCaller = async (secret: string): Promise<boolean> =>
     (await callers.speaksFor(secret)) !== null;

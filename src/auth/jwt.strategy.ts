@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { parse as parseCookies } from 'cookie';
 import { PassportStrategy } from '@nestjs/passport';
 import type { Request } from 'express';
 import type { KeyObject } from 'node:crypto';
@@ -29,12 +30,17 @@ const fromBearer = ExtractJwt.fromAuthHeaderAsBearerToken();
 /**
  * The `Authorization` header when there is one, else the access cookie. A header that holds no
  * usable token is a 401, never a fall-back to the cookie, which the origin check did not look at.
+ * The signed-in lane asks before the cookie parser has run: the cookie header is read here then.
  */
 const accessToken = (request: Request): string | null => {
   if (request.headers.authorization !== undefined) return fromBearer(request);
-  const value = (request.cookies as Record<string, unknown> | undefined)?.[ACCESS_COOKIE];
+  const cookies = (request.cookies ?? cookiesOf(request.headers.cookie)) as Record<string, unknown>;
+  const value = cookies[ACCESS_COOKIE];
   return typeof value === 'string' ? value : null;
 };
+
+const cookiesOf = (header: string | undefined): Record<string, string | undefined> =>
+  header === undefined ? {} : parseCookies(header);
 
 /**
  * Reads the access JWT from `Authorization: Bearer` or, without that header, the access cookie,
