@@ -29,6 +29,7 @@ import { settingsWarnings } from './config/settings';
 import { HttpMetrics } from './metrics/http-metrics';
 import { Metrics } from './metrics/metrics.service';
 import { Drain } from './system/drain';
+import { frontDoor, laneErrors } from './system/front-door';
 import { TimedExpressAdapter } from './system/http-server';
 import { serveWebApp } from './system/web-app';
 import { SUBSCRIPTION_PATH } from './devices/subscription.controller';
@@ -52,14 +53,12 @@ export async function createApp(options: AppModuleOptions): Promise<NestExpressA
   // First, so that every request has an id, a log line, its timing, the drain's count and the
   // security headers, including those refused before routing.
   const rootLogger = () => (settings.logLevel === 'silent' ? undefined : PinoLogger.root);
-  app.use(
-    watchRequests([
-      requestLog(rootLogger),
-      app.get(HttpMetrics).watch,
-      app.get(Drain).watch,
-      securityHeaders(),
-    ]),
-  );
+  const watch = watchRequests([
+    requestLog(rootLogger),
+    app.get(HttpMetrics).watch,
+    app.get(Drain).watch,
+    securityHeaders(),
+  ]);
   // Refusals Node's HTTP server makes itself (408, 431, not HTTP) get the same body and line.
   (app.getHttpServer() as Server).on('clientError', refuseClientErrors(rootLogger));
   // GET /internal/limits takes up to 1,000 user ids in its query (~37 KB of URL); Node's default
@@ -71,30 +70,35 @@ export async function createApp(options: AppModuleOptions): Promise<NestExpressA
   app.set('etag', false);
   const callers = app.get(InternalCallers);
   const metrics = app.get(Metrics);
-  app.use(
-    validateLane({
-      path: `/${API_PREFIX}/internal/validate`,
-      bodyLimit: sizeInBytes(settings.bodyLimit),
-      validation: createValidationPipe(),
-      callers,
-      controller: app.get(InternalController),
-      answered: () => metrics.validateLaneAnswered(),
-    }),
-  );
   const usersController = app.get(UsersController);
   const routingController = app.get(RoutingController);
   const authentication = app.get(JwtStrategy);
-  app.use(
-    signedInLane({
-      routes: new Map<string, (caller: AuthUser) => Promise<LaneAnswer>>([
-        [`/${API_PREFIX}/users/me`, (caller) => usersController.me(caller)],
-        [`/${API_PREFIX}/nodes/routing`, (caller) => routingController.get(caller)],
-      ]),
-      callerOf: (request) => authentication.callerOf(request),
-      answered: (route) => metrics.signedInLaneAnswered(route),
-    }),
+  // Every request is watched and may be answered by a lane before it reaches Express (frontDoor);
+  // what a lane passes on with an error is raised there first, as if the lane were a middleware.
+  const expressApp = app.getHttpAdapter().getInstance() as express.Express;
+  (app.getHttpServer() as Server).removeListener('request', expressApp).on(
+    'request',
+    frontDoor(expressApp, watch, [
+      validateLane({
+        path: `/${API_PREFIX}/internal/validate`,
+        bodyLimit: sizeInBytes(settings.bodyLimit),
+        validation: createValidationPipe(),
+        callers,
+        controller: app.get(InternalController),
+        answered: () => metrics.validateLaneAnswered(),
+      }),
+      signedInLane({
+        routes: new Map<string, (caller: AuthUser) => Promise<LaneAnswer>>([
+          [`/${API_PREFIX}/users/me`, (caller) => usersController.me(caller)],
+          [`/${API_PREFIX}/nodes/routing`, (caller) => routingController.get(caller)],
+        ]),
+        callerOf: (request) => authentication.callerOf(request),
+        answered: (route) => metrics.signedInLaneAnswered(route),
+      }),
+    ]),
   );
-  // After the lanes: the signed-in lane reads only the access cookie, from the header itself.
+  app.use(laneErrors);
+  // The signed-in lane reads only the access cookie, from the header itself.
   app.use(cookieParser());
   // A node's traffic report (up to 10,000 entries) is a large body: its own secret allows one too.
   const isInternalCaller = async (secret: string): Promise<boolean> =>
