@@ -1,9 +1,12 @@
+import { execFile } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import * as net from 'node:net';
 import { cpus, loadavg } from 'node:os';
 import * as path from 'node:path';
 import { NodeAgent } from '../src/agent';
+import { coreSchema, typed } from '../src/core-schema';
+import { CORE_CONCURRENCY } from '../src/credentials';
 import { deviceEmail } from '../src/emails';
 import { JOURNAL_FILE, type JournalState } from '../src/journal';
 import { nudgeMac } from '../src/nudge';
@@ -56,6 +59,50 @@ function cpuMs(pid: number): number {
 }
 
 const emailOf = (device: WireCredential): string => deviceEmail(device.user_id, device.device_id);
+
+/**
+ * How many times a bare client's CPU time for the same 8,000 core calls the agent may spend on a
+ * full sync, and on putting the devices back after a core restart (see the 8,000 devices' test).
+ */
+const SYNC_FACTOR = 2.5;
+const RESTORE_FACTOR = 1.6;
+
+/** What bare-core-calls.mjs reports: its calls, those not answered OK, its CPU and wall time. */
+interface BareCalls {
+  calls: number;
+  failed: number;
+  cpuMs: number;
+  wallMs: number;
+}
+
+/**
+ * `count` AlterInbound additions of new devices to the core at `address` (inbound vless-reality),
+ * made by bare-core-calls.mjs in a process of its own: node's http2 alone, frames encoded before
+ * the clock starts, one connection, CORE_CONCURRENCY calls at once as the agent makes them.
+ */
+async function bareCoreCalls(address: string, count: number): Promise<BareCalls> {
+  const schema = coreSchema('xray');
+  const { request, path: grpcPath } = schema.alterInbound;
+  const frames = Array.from({ length: count }, () => {
+    const user = {
+      email: deviceEmail(randomUUID(), randomUUID()),
+      account: typed(schema.vlessAccount, { id: randomUUID(), flow: 'xtls-rprx-vision' }),
+    };
+    const operation = typed(schema.addUser, { user });
+    const message = request.encode(request.create({ tag: 'vless-reality', operation })).finish();
+    const header = Buffer.alloc(5);
+    header.writeUInt32BE(message.length, 1);
+    return Buffer.concat([header, message]);
+  });
+  const file = path.join(tempDir('bare-core-calls'), 'frames');
+  writeFileSync(file, Buffer.concat(frames));
+  const script = path.join(__dirname, 'bare-core-calls.mjs');
+  const args = [script, address, grpcPath, String(CORE_CONCURRENCY), file];
+  const stdout = await new Promise<string>((resolve, reject) =>
+    execFile(process.execPath, args, (error, out) => (error ? reject(error) : resolve(out))),
+  );
+  return JSON.parse(stdout) as BareCalls;
+}
 
 /**
  * The agent's device credentials against a fake gRPC core and a fake service that answers
@@ -172,6 +219,10 @@ describe('node agent: device credentials', () => {
     const core = new FakeCoreProcess();
     await core.start();
     stops.push(() => core.stop());
+    // The bare client's calls, once before the agent starts (the restart forgets its devices) and
+    // once between the sync and the restore: see the bars below.
+    const bareBefore = await bareCoreCalls(core.address, 8_000);
+    await core.restart();
     const nodeId = randomUUID();
     const secret = randomBytes(32).toString('hex');
     const service = new FakeService(nodeId, secret);
@@ -229,23 +280,51 @@ describe('node agent: device credentials', () => {
       (machineAfter.busy - machineBefore.busy) / Math.max(1, machineAfter.all - machineBefore.all);
     const busy = loadBefore >= cpus().length || machineBusy > 0.75;
     const cpuBar = busy ? 3_000 : 2_000;
-    expect({
+    // The machine's speed changes between evenings (a slower VM spends twice the CPU on the same
+    // work), so fixed bars alone fail on a slow evening: the CPU bar is also a multiple of what the
+    // same 8,000 calls cost a bare client (node's http2 alone, frames encoded beforehand, as many
+    // at once) on the same core in this same run, its mean over a run before the agent's and one
+    // after. The agent's sync also fetches and parses the set, journals it and encodes each call:
+    // 1.3-2.0 times the bare client's CPU seen (alone and beside another test file), calls made one
+    // at a time 2.2-2.6, twice the calls 3.1. Its restore is the calls alone: 0.8-1.3 times, one at
+    // a time 1.5-1.8, twice the calls 2.0. Each run of those regressions failed one bar or both.
+    const bareBetween = await bareCoreCalls(core.address, 8_000);
+    expect([bareBefore, bareBetween]).toMatchObject([
+      { calls: 8_000, failed: 0 },
+      { calls: 8_000, failed: 0 },
+    ]);
+    const baselineCpuMs = (bareBefore.cpuMs + bareBetween.cpuMs) / 2;
+    const baselines = [bareBefore.cpuMs, bareBetween.cpuMs];
+    const ratio = agentCpuMs / baselineCpuMs;
+    // toEqual, whose diff shows every figure when `within` fails.
+    const sync = {
       tookMs,
       agentCpuMs,
+      baselineCpuMs,
+      baselines,
+      ratio,
       machineBusy,
       loadBefore,
-      within: tookMs < 2_000 || agentCpuMs < cpuBar,
-    }).toMatchObject({ within: true });
+      within: tookMs < 2_000 || agentCpuMs < Math.max(cpuBar, SYNC_FACTOR * baselineCpuMs),
+    };
+    expect(sync).toEqual({ ...sync, within: true });
 
+    // The core restart forgets the bare client's devices with the agent's.
     await core.restart();
     const cpuAtRestart = cpuMs(pid);
     const restored = await agent.waitFor('credentials_restored', (line) => line.added === 8_000);
     const restoreCpuMs = cpuMs(pid) - cpuAtRestart;
     expect(await core.size()).toBe(8_000);
-    const within = Number(restored.ms) < 2_000 || restoreCpuMs < cpuBar;
-    expect({ restored, restoreCpuMs, within }).toMatchObject({
-      within: true,
-    });
+    const restore = {
+      restoredMs: restored.ms,
+      restoreCpuMs,
+      baselineCpuMs,
+      ratio: restoreCpuMs / baselineCpuMs,
+      within:
+        Number(restored.ms) < 2_000 ||
+        restoreCpuMs < Math.max(cpuBar, RESTORE_FACTOR * baselineCpuMs),
+    };
+    expect(restore).toEqual({ ...restore, within: true });
   });
 
   it('names each device’s core user by its user and device, with its VLESS id and the flow', async () => {
