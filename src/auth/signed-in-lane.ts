@@ -19,9 +19,10 @@ export interface SignedInLaneParts {
 
 /**
  * The signed-in routes every app calls over and over (`GET /users/me`, `GET /nodes/routing`),
- * answered right after the validate lane instead of through the cookie parser, CORS, the body
- * parsers, the web app and Nest's router, guards and interceptors, which cost more of these routes' CPU than the routes
- * themselves (bench/RESULTS.md, issue 46). The same idea as the validate lane.
+ * answered in front of Express (`src/system/front-door.ts`), right after the validate lane, instead
+ * of through the cookie parser, CORS, the body parsers, the web app and Nest's router, guards and
+ * interceptors, which cost more of these routes' CPU than the routes themselves (bench/RESULTS.md,
+ * issue 46). The same idea as the validate lane.
  *
  * Only a plain GET of the exact path (no query) without a body (a body is refused by the general
  * pipeline's `NoBodyGuard`) and with no `Origin` (CORS then adds nothing, and the origin check passes

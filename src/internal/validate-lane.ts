@@ -25,11 +25,11 @@ export interface ValidateLaneParts {
 }
 
 /**
- * POST /internal/validate, the call behind every tunnel connection a node admits, answered right
- * after the middlewares every request passes (request id and log line, metrics, drain, security
- * headers), instead of going through the body parser, through cookies, CORS, the web app and Nest's router,
- * guards and pipes: on a 2-core machine those cost three quarters of the route's CPU
- * (bench/RESULTS.md, issue 28).
+ * POST /internal/validate, the call behind every tunnel connection a node admits, answered in front
+ * of Express (`src/system/front-door.ts`) right after what every request passes (request id and log
+ * line, metrics, drain, security headers), instead of going through the body parser, through
+ * cookies, CORS, the web app and Nest's router, guards and pipes: on a 2-core machine those cost
+ * three quarters of the route's CPU (bench/RESULTS.md, issue 28).
  *
  * Only a request the route would accept is answered here: a node speaking for itself (or
  * INTERNAL_SECRET), a body that passes the hostile-input check and the route's own validation
