@@ -1,3 +1,4 @@
+import { AdvisoryLocks } from '../src/database/advisory-lock';
 import { Metrics } from '../src/metrics/metrics.service';
 import type { JobSchedule } from '../src/scheduler/intervals';
 import { JobRunner } from '../src/scheduler/job-runner.service';
@@ -66,6 +67,32 @@ describe('periodic jobs across two instances on one database', () => {
     expect(new Set(recorded.map((r) => r.period)).size).toBe(2);
     expect(recorded.every((r) => r.outcome === 'ok')).toBe(true);
     expect(recorded.every((r) => runners.some((x) => x.instance === r.instance))).toBe(true);
+  });
+
+  it("holds back no clean-up while it works: its lock's transaction keeps no snapshot", async () => {
+    // The sessions sitting in a transaction, and whether each keeps an oldest visible transaction
+    // (which VACUUM and page pruning must respect, in every table).
+    const waiting = () =>
+      sqlRows<{ keepsSnapshot: boolean }>(
+        a.dataSource,
+        `SELECT backend_xmin IS NOT NULL AS "keepsSnapshot" FROM pg_stat_activity
+          WHERE state = 'idle in transaction' AND datname = current_database()`,
+      );
+    let seen: { keepsSnapshot: boolean }[] = [];
+    const locked = async (take: (work: () => Promise<void>) => Promise<unknown>) => {
+      await take(async () => {
+        seen = await waiting();
+      });
+      return seen;
+    };
+    const locks = a.app.get(AdvisoryLocks);
+    // Both ways a job takes its lock: skipping when another instance has it, and waiting for it.
+    expect(await locked((work) => locks.tryWithLock(4_300_001, work))).toEqual([
+      { keepsSnapshot: false },
+    ]);
+    expect(await locked((work) => locks.withLock(4_300_002, work))).toEqual([
+      { keepsSnapshot: false },
+    ]);
   });
 
   it('does not overlap itself on one instance', async () => {
