@@ -14,7 +14,7 @@ import { randomUUID } from 'node:crypto';
 import { Agent } from 'node:http';
 import { Client, type QueryConfig } from 'pg';
 import { startFixture } from './lib/fixture';
-import { loadAverage } from './lib/processes';
+import { loadAverage, processCpuUs } from './lib/processes';
 import { postReport } from './lib/reports';
 import { seedAccounts, seedNodes } from './lib/seed';
 import { resetStatements, statementTimes } from './lib/statements';
@@ -146,10 +146,14 @@ async function main(): Promise<void> {
     const bareMs: number[] = [];
     const sameMs: number[] = [];
     const textbookMs: number[] = [];
+    /** The service's own CPU over its one-at-a-time reports (it is idle while the others run). */
+    let serviceCpuUs = 0;
     for (let i = 0; i < SEQUENTIAL; i++) {
       // Each body is built before its clock starts, as a node would have it ready.
       const payload = body(nodes[i % nodes.length], i * 7);
+      const cpuBefore = processCpuUs(fixture.service.pid);
       serviceMs.push(await post(payload));
+      serviceCpuUs += processCpuUs(fixture.service.pid) - cpuBefore;
       bareMs.push(await bareOnce(i * 7));
       sameMs.push(await sameOnce(i * 7));
       textbookMs.push(await textbookOnce(i * 7));
@@ -178,6 +182,7 @@ async function main(): Promise<void> {
         '| path | ms per report | entries/s |',
         '|---|---|---|',
         `| service, one report at a time (HTTP, validation, transaction) | ${service.toFixed(1)} | ${rate(service)} |`,
+        `| (of which the service's own CPU, mean) | ${(serviceCpuUs / SEQUENTIAL / 1000).toFixed(1)} | |`,
         `| bare pg: the service's statement as it sends it (ids sorted, ORDERED_JOINS, then ADD_TRAFFIC_SQL with binary arrays) in a transaction | ${sameMedian.toFixed(1)} | ${rate(sameMedian)} |`,
         `| bare pg: the same UPDATE with the users locked in id order first (WHERE id IN (SELECT … ORDER BY id FOR NO KEY UPDATE)), no planner settings | ${textbookMedian.toFixed(1)} | ${rate(textbookMedian)} |`,
         `| bare pg: plain UPDATE … FROM unnest in a transaction (unsorted ids, the planner's own join, numeric; no report record, no over-limit answer) | ${bareMedian.toFixed(1)} | ${rate(bareMedian)} |`,

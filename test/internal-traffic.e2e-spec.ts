@@ -270,7 +270,10 @@ describe('internal: traffic reports count every byte exactly once', () => {
       Array.from({ length: writers }, (_, n) =>
         txHost.withTransaction(async () => {
           const result = await counters.addTraffic(
-            new Map(chosen(n).map((id) => [canonicalUuid(id)!, BigInt(n + 1)])),
+            {
+              ids: chosen(n).map((id) => canonicalUuid(id)!),
+              bytes: chosen(n).map(() => BigInt(n + 1)),
+            },
             10n ** 15n,
           );
           return result;
@@ -306,7 +309,7 @@ describe('internal: traffic reports count every byte exactly once', () => {
     for (const outcome of ['committed', 'rolled back'] as const) {
       await txHost
         .withTransaction(async () => {
-          await counters.addTraffic(new Map([[canonicalUuid(id)!, 1n]]), 10n ** 15n);
+          await counters.addTraffic({ ids: [canonicalUuid(id)!], bytes: [1] }, 10n ** 15n);
           expect(await settings()).toEqual({ hash: 'off', seq: 'off', bitmap: 'off' });
           if (outcome === 'rolled back') throw new Error(outcome);
         })

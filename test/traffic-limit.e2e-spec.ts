@@ -92,7 +92,10 @@ describe('the traffic-limit rule in TypeScript and in SQL', () => {
     const standings = await traffic.trafficStandings(ids, BigInt(FALLBACK_BYTES));
     const txHost = t.app.get<TransactionHost<TransactionalAdapterTypeOrm>>(TransactionHost);
     const added = await txHost.withTransaction(() =>
-      traffic.addTraffic(new Map(ids.map((id) => [id as Uuid, 0n])), BigInt(FALLBACK_BYTES)),
+      traffic.addTraffic(
+        { ids: ids.map((id) => id as Uuid), bytes: ids.map(() => 0) },
+        BigInt(FALLBACK_BYTES),
+      ),
     );
     const over = new Set(added.overLimit);
     return ids.map((id) => ({

@@ -27,9 +27,10 @@ export interface InputProblem {
  * than MAX_INPUT_DEPTH, more than `maxEntries` keys and elements, a key named like an
  * `Object.prototype` member, or a NUL character in a string or key (PostgreSQL text cannot hold it).
  * Iterative, so the check itself cannot overflow the stack; it counts before it walks. Only
- * objects and arrays are queued; strings are checked where they are met, so a report of 10,000
- * entries costs 10,000 queued visits rather than 40,000. Of several problems, the first met is
- * named.
+ * objects and arrays are queued, with their depth and nothing else: a report of 10,000 entries
+ * costs 10,000 queued visits and no object for each (they were 1.6 MB of garbage a report); the
+ * path of a problem is looked up only once there is one (`fieldOf`). Of several problems, the
+ * first met is named.
  */
 export function hostileInputProblem(
   value: unknown,
@@ -38,41 +39,47 @@ export function hostileInputProblem(
   if (!isContainer(value)) {
     return hasNul(value) ? { field: 'body', message: NUL_IN_STRING } : null;
   }
-  // Paths are only spelled out for the answer: each entry keeps its parent and its key.
-  const stack: Visit[] = [{ value, parent: null, key: '', depth: 0 }];
+  const containers: object[] = [value];
+  const depths: number[] = [0];
   let entries = 0;
-  while (stack.length > 0) {
-    const visit = stack.pop()!;
-    const current = visit.value;
-    if (visit.depth >= MAX_INPUT_DEPTH) {
-      return { field: pathOf(visit), message: `is nested deeper than ${MAX_INPUT_DEPTH} levels` };
+  while (containers.length > 0) {
+    const current = containers.pop()!;
+    const depth = depths.pop()!;
+    if (depth >= MAX_INPUT_DEPTH) {
+      return {
+        field: fieldOf(value, current),
+        message: `is nested deeper than ${MAX_INPUT_DEPTH} levels`,
+      };
     }
     if (Array.isArray(current)) {
       entries += current.length;
-      if (entries > maxEntries) return tooMany(visit, maxEntries);
+      if (entries > maxEntries) return tooMany(value, current, maxEntries);
       for (let i = 0; i < current.length; i++) {
         const item: unknown = current[i];
-        if (isContainer(item)) stack.push(childOf(visit, i, item));
-        else if (hasNul(item))
-          return { field: pathOf(childOf(visit, i, item)), message: NUL_IN_STRING };
+        if (isContainer(item)) {
+          containers.push(item);
+          depths.push(depth + 1);
+        } else if (hasNul(item)) {
+          return { field: fieldOf(value, current, i), message: NUL_IN_STRING };
+        }
       }
       continue;
     }
     const keys = Object.keys(current);
     entries += keys.length;
-    if (entries > maxEntries) return tooMany(visit, maxEntries);
+    if (entries > maxEntries) return tooMany(value, current, maxEntries);
     for (const key of keys) {
       if (key.includes('\u0000'))
-        return { field: pathOf(visit), message: 'keys must not contain NUL characters' };
+        return { field: fieldOf(value, current), message: 'keys must not contain NUL characters' };
       const item = (current as Record<string, unknown>)[key];
       if (PROTOTYPE_KEYS.has(key))
-        return {
-          field: pathOf(childOf(visit, key, item)),
-          message: 'is not an accepted field name',
-        };
-      if (isContainer(item)) stack.push(childOf(visit, key, item));
-      else if (hasNul(item))
-        return { field: pathOf(childOf(visit, key, item)), message: NUL_IN_STRING };
+        return { field: fieldOf(value, current, key), message: 'is not an accepted field name' };
+      if (isContainer(item)) {
+        containers.push(item);
+        depths.push(depth + 1);
+      } else if (hasNul(item)) {
+        return { field: fieldOf(value, current, key), message: NUL_IN_STRING };
+      }
     }
   }
   return null;
@@ -85,25 +92,40 @@ const isContainer = (value: unknown): value is object =>
 
 const hasNul = (value: unknown): boolean => typeof value === 'string' && value.includes('\u0000');
 
-interface Visit {
-  value: object;
-  parent: Visit | null;
-  key: string | number;
-  depth: number;
+/**
+ * The field an answer names for `container` within `root` (then its `key`): the keys on the way,
+ * joined by dots, or `body` for the root itself.
+ */
+function fieldOf(root: object, container: object, key?: string | number): string {
+  const path = pathTo(root, container, 0) ?? [];
+  if (key !== undefined) path.push(String(key));
+  return path.length > 0 ? path.join('.') : 'body';
 }
 
-function childOf(parent: Visit, key: string | number, value: unknown): Visit {
-  return { value: value as object, parent, key, depth: parent.depth + 1 };
+/**
+ * The keys from `at` down to `target`, found depth first by identity (a parsed body holds each
+ * object once), or null. Recursive, but never deeper than MAX_INPUT_DEPTH, where the walk above
+ * stops; run only for a body that is refused.
+ */
+function pathTo(at: object, target: object, depth: number): string[] | null {
+  if (at === target) return [];
+  if (depth >= MAX_INPUT_DEPTH) return null;
+  for (const [key, item] of Object.entries(at)) {
+    if (!isContainer(item)) continue;
+    const rest = pathTo(item, target, depth + 1);
+    if (rest !== null) {
+      rest.unshift(key);
+      return rest;
+    }
+  }
+  return null;
 }
 
-function pathOf(visit: Visit): string {
-  const keys: (string | number)[] = [];
-  for (let at: Visit | null = visit; at?.parent; at = at.parent) keys.unshift(at.key);
-  return keys.length > 0 ? keys.join('.') : 'body';
-}
-
-function tooMany(visit: Visit, maxEntries: number): InputProblem {
-  return { field: pathOf(visit), message: `holds more than ${maxEntries} fields and elements` };
+function tooMany(root: object, container: object, maxEntries: number): InputProblem {
+  return {
+    field: fieldOf(root, container),
+    message: `holds more than ${maxEntries} fields and elements`,
+  };
 }
 
 /**

@@ -13,6 +13,14 @@ describe('jsonShapeProblem', () => {
     expect(shape('[[],[],[],[],[],[]]')).toBe('too-many-entries');
     expect(shape('[ ]')).toBeNull();
     expect(shape('{"ключ":"значение, с запятыми: и двоеточиями"}')).toBeNull();
+    // Backslashes before a quote: an odd count escapes it, an even count does not.
+    expect(shape('{"a":"\\\\\\"[[[[[[,,,,,,","b":1}')).toBeNull();
+    expect(shape('{"a":"\\\\","b":[1,2,3,4]}')).toBe('too-many-entries');
+    expect(shape('["never closed, ,,,,,')).toBeNull();
+    // A plain Uint8Array, not a Buffer, is read the same way.
+    const plain = new Uint8Array(Buffer.from('{"a":"x,y,z","b":[1,2,3]}'));
+    expect(jsonShapeProblem(plain, LIMITS)).toBeNull();
+    expect(jsonShapeProblem(plain, { maxDepth: 4, maxEntries: 4 })).toBe('too-many-entries');
   });
 
   it('counts depth, the root being level 1', () => {

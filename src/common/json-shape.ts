@@ -27,6 +27,21 @@ const isSpace = (byte: number): boolean =>
   byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09;
 
 /**
+ * Where the string whose text starts at `from` ends: its first quote after an even number of
+ * backslashes (each backslash escapes the byte after it), or the end of `json`. Found by
+ * `indexOf`, which a Buffer runs natively: strings are most of a traffic report's bytes (ids and
+ * keys), and stepping through them a byte at a time was most of this check's 1.9 ms a report.
+ */
+function closingQuote(json: Uint8Array, from: number): number {
+  for (let at = json.indexOf(QUOTE, from); at !== -1; at = json.indexOf(QUOTE, at + 1)) {
+    let backslashes = 0;
+    while (json[at - 1 - backslashes] === BACKSLASH) backslashes++;
+    if (backslashes % 2 === 0) return at;
+  }
+  return json.length;
+}
+
+/**
  * The first limit `json` goes past, or null. Keys are the `:` outside strings; elements are an
  * array's first value and each `,` after it. UTF-8 continuation bytes are all above 0x7f, so no
  * byte of a multi-byte character is taken for a bracket or a quote.
@@ -39,16 +54,10 @@ export function jsonShapeProblem(
   const inArray = new Uint8Array(limits.maxDepth + 2);
   let depth = 0;
   let entries = 0;
-  let inString = false;
   // Right after `[`: the next value, unless `]`, is the array's first element.
   let arrayOpened = false;
   for (let i = 0; i < json.length; i++) {
     const byte = json[i];
-    if (inString) {
-      if (byte === BACKSLASH) i++;
-      else if (byte === QUOTE) inString = false;
-      continue;
-    }
     if (isSpace(byte)) continue;
     if (arrayOpened) {
       arrayOpened = false;
@@ -56,7 +65,7 @@ export function jsonShapeProblem(
     }
     switch (byte) {
       case QUOTE:
-        inString = true;
+        i = closingQuote(json, i + 1);
         break;
       case OPEN_OBJECT:
       case OPEN_ARRAY:

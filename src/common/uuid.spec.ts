@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import {
+  CANONICAL_UUID,
   canonicalUuid,
   sortedUuids,
   type Uuid,
@@ -17,6 +18,24 @@ describe('canonicalUuid', () => {
       expect(canonicalUuid(bad)).toBeUndefined();
     }
     expect(canonicalUuid('0b7c7d7e-1f2a-4b3c-8d4e-5f6a7b8c9d0e}')).toBeUndefined();
+    expect(canonicalUuid('0b7c7d7e-1f2a-4b3c-8d4e-5f6a7b8c9d0E')).toBe(
+      '0b7c7d7e-1f2a-4b3c-8d4e-5f6a7b8c9d0e',
+    );
+    expect(canonicalUuid('0b7c7d7e-1f2a-4b3c-8d4e-5f6a7b8c9d0g')).toBeUndefined();
+  });
+
+  it('agrees with CANONICAL_UUID on the lower-cased text, one character changed anywhere', () => {
+    const id = randomUUID();
+    const byExpression = (value: string): string | undefined =>
+      CANONICAL_UUID.test(value.toLowerCase()) ? value.toLowerCase() : undefined;
+    const values = [id, id.slice(1), `${id}0`, `0${id}`, id.toUpperCase()];
+    for (let at = 0; at < id.length; at++) {
+      for (const other of ['0', 'f', 'F', 'g', '-', ' ', 'é', '\u0130', '\u{1f600}']) {
+        values.push(id.slice(0, at) + other + id.slice(at + 1));
+      }
+    }
+    for (const value of values)
+      expect([value, canonicalUuid(value)]).toEqual([value, byExpression(value)]);
   });
 });
 
@@ -32,6 +51,27 @@ describe('sortedUuids', () => {
     };
     const byBytes = [...ids].sort((a, b) => Buffer.compare(bytes(a), bytes(b)));
     expect(sortedUuids(ids)).toEqual(byBytes);
+  });
+
+  it('orders ids alike in their first digits by the rest, and lists of every small length', () => {
+    // A fifth share their first 8 digits with another id, some all 32.
+    const ids = Array.from({ length: 3_000 }, (_, i) => {
+      const id = randomUUID();
+      return canonicalUuid(i % 5 === 0 ? `0000abcd${id.slice(8)}` : id)!;
+    });
+    ids.push(ids[0], ids[5], canonicalUuid('0000abcd-0000-4000-8000-000000000000')!);
+    expect(sortedUuids(ids)).toEqual([...ids].sort());
+    for (let length = 0; length <= 5; length++) {
+      const few = ids.slice(0, length).reverse();
+      expect(sortedUuids(few)).toEqual([...few].sort());
+    }
+  });
+
+  it('leaves the list it was given as it was', () => {
+    const ids = Array.from({ length: 100 }, () => canonicalUuid(randomUUID())!);
+    const given = [...ids];
+    sortedUuids(ids);
+    expect(ids).toEqual(given);
   });
 });
 

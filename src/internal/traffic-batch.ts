@@ -3,6 +3,7 @@
  * each entry's counted bytes under the node's multiplier, the sums per user, per device and per
  * node, and which of a report's users to name in its answer. No database, no clock.
  */
+import { addBytes, type ByteCount } from '../common/byte-count';
 import type { Uuid } from '../common/uuid';
 import type { NodeDay } from '../nodes/nodes.repository';
 import type { TrafficReport } from './traffic-report.pipe';
@@ -20,12 +21,17 @@ export interface CountedReport {
   total: bigint;
 }
 
-/** Counted bytes per user over the reports of one batch, entries of one user summed. */
+/**
+ * Counted bytes of each entry over the reports of one batch, in the order counted; summed by user
+ * where they are applied (`sumByUser`).
+ */
 export class UserTally {
-  readonly bytes = new Map<Uuid, bigint>();
+  readonly ids: Uuid[] = [];
+  readonly bytes: ByteCount[] = [];
 
-  add(id: Uuid, counted: bigint): void {
-    this.bytes.set(id, (this.bytes.get(id) ?? 0n) + counted);
+  add(id: Uuid, counted: ByteCount): void {
+    this.ids.push(id);
+    this.bytes.push(counted);
   }
 }
 
@@ -65,27 +71,39 @@ export class DeviceTally {
 
 /**
  * Adds each entry's `(up + down) × multiplier` rounded down, exactly (the multiplier has at most
- * three decimals), to the tally; the report's totals. In BigInt throughout: one code path for
- * every figure a node can send, up to the bigint maximum the counters saturate at.
+ * three decimals), to the tally; the report's totals. In doubles while the product is a safe
+ * integer, which covers any entry under about 9 TB at a multiplier up to 1, in BigInt past that:
+ * exact either way, up to the bigint maximum the counters saturate at.
  */
 export function countReport(
   report: TrafficReport,
   thousandths: bigint,
   tally: UserTally,
 ): CountedReport {
-  let up = 0n;
-  let down = 0n;
-  let total = 0n;
+  const perMille = Number(thousandths);
+  // Entries of at most this many bytes have a product below 2^53 (any entry at a multiplier of 0).
+  const exactUpTo = perMille === 0 ? Infinity : Math.floor(Number.MAX_SAFE_INTEGER / perMille);
+  let up: ByteCount = 0;
+  let down: ByteCount = 0;
+  let total: ByteCount = 0;
   for (let i = 0; i < report.userIds.length; i++) {
-    const entryUp = BigInt(report.bytesUp[i]);
-    const entryDown = BigInt(report.bytesDown[i]);
-    const entry = ((entryUp + entryDown) * thousandths) / 1000n;
+    const entryUp = report.bytesUp[i];
+    const entryDown = report.bytesDown[i];
+    // Past 2^53 the sum of two safe integers rounds, but never down to `exactUpTo` or below.
+    const bytes = entryUp + entryDown;
+    let entry: ByteCount;
+    if (bytes <= exactUpTo) {
+      const product = bytes * perMille;
+      entry = (product - (product % 1000)) / 1000;
+    } else {
+      entry = ((BigInt(entryUp) + BigInt(entryDown)) * thousandths) / 1000n;
+    }
     tally.add(report.userIds[i], entry);
-    up += entryUp;
-    down += entryDown;
-    total += entry;
+    up = addBytes(up, entryUp);
+    down = addBytes(down, entryDown);
+    total = addBytes(total, entry);
   }
-  return { up, down, total };
+  return { up: BigInt(up), down: BigInt(down), total: BigInt(total) };
 }
 
 /** Each node's daily figures over the applied reports, nodes in ascending id order. */

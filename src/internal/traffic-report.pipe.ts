@@ -31,8 +31,15 @@ export interface OnlineDevice {
 const isByteCount = (value: unknown): value is number =>
   typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
 
-const onlyKeys = (value: object, keys: readonly string[]): string | undefined =>
-  Object.keys(value).find((key) => !keys.includes(key));
+/**
+ * The first key of `value` not among `keys`. A `for…in` over a parsed body's object reads its
+ * keys without copying them into an array (10,000 entries, 10,000 arrays); a parsed object has no
+ * inherited enumerable keys to meet.
+ */
+const onlyKeys = (value: object, keys: readonly string[]): string | undefined => {
+  for (const key in value) if (!keys.includes(key)) return key;
+  return undefined;
+};
 
 /**
  * Checks a whole traffic report before anything is applied, into flat arrays. A plain loop:

@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
+import { type ByteCount, sumByUser } from '../common/byte-count';
 import { bigintArray, preparedRows, sqlRows, uuidArray } from '../database/sql';
-import { sortedUuids, type Uuid, type UuidRange, WHOLE_UUID_RANGE } from '../common/uuid';
+import { type Uuid, type UuidRange, WHOLE_UUID_RANGE } from '../common/uuid';
 import { subscriptionActiveSql } from './subscription-active';
 import { defaultLimitSql, EFFECTIVE_LIMIT_SQL, OVER_LIMIT_SQL } from './traffic-limit';
 import { nextResetSql, RESET_ANCHOR_SQL, userNextResetSql } from './traffic-reset';
@@ -105,7 +106,7 @@ export const ADD_TRAFFIC_SQL = `WITH added AS (
     FROM added u LEFT JOIN plans p ON p.name = u.plan_name CROSS JOIN ${defaultLimitSql('$3')}`;
 
 /** Bytes to add, capped at BIGINT_MAX: a counter given that many is full either way. */
-const atMostBigintMax = (bytes: bigint): bigint => (bytes > BIGINT_MAX ? BIGINT_MAX : bytes);
+const atMostBigintMax = (bytes: ByteCount): ByteCount => (bytes > BIGINT_MAX ? BIGINT_MAX : bytes);
 
 /**
  * One batch of the reset job (`UserTrafficRepository.resetDue`): `$1` the service's clock,
@@ -196,12 +197,15 @@ export class UserTrafficRepository {
    * UPDATE over arrays, which also takes the rows' locks in id order: the arrays are sorted by id
    * and the join is ordered (`ORDERED_JOINS`), so the UPDATE visits, and locks, the users in id
    * order. Concurrent reports over the same users then queue up instead of deadlocking, without a
-   * separate locking pass over the rows. `bytes` maps user ids to counted bytes; call inside a
-   * transaction, whose later statements keep the ordered joins (the traffic batch's are all
+   * separate locking pass over the rows. `entries` pairs user ids with counted bytes, in any
+   * order, an id as often as it comes (its bytes are summed); call inside a transaction, whose later statements keep the ordered joins (the traffic batch's are all
    * lookups by key).
    */
-  async addTraffic(bytes: ReadonlyMap<Uuid, bigint>, defaultBytes: bigint): Promise<TrafficAdded> {
-    const ids = sortedUuids([...bytes.keys()]);
+  async addTraffic(
+    entries: { ids: readonly Uuid[]; bytes: readonly ByteCount[] },
+    defaultBytes: bigint,
+  ): Promise<TrafficAdded> {
+    const { ids, bytes } = sumByUser(entries.ids, entries.bytes);
     const idArray = uuidArray(ids);
     await preparedRows(this.txHost.tx, ORDERED_JOINS, []);
     // Planned at each call, not prepared: the join the planner picks depends on how many users.
@@ -213,7 +217,7 @@ export class UserTrafficRepository {
       firstUse: string[];
     }>(this.txHost.tx, ADD_TRAFFIC_SQL, [
       idArray,
-      bigintArray(ids.map((id) => atMostBigintMax(bytes.get(id)!))),
+      bigintArray(bytes.map(atMostBigintMax)),
       defaultBytes.toString(),
     ]);
     const { overLimit, crossed, firstUse } = row;
