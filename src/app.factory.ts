@@ -82,7 +82,6 @@ export async function createApp(options: AppModuleOptions): Promise<NestExpressA
       validateLane({
         path: `/${API_PREFIX}/internal/validate`,
         bodyLimit: sizeInBytes(settings.bodyLimit),
-        validation: createValidationPipe(),
         callers,
         controller: app.get(InternalController),
         answered: () => metrics.validateLaneAnswered(),

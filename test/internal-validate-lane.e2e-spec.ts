@@ -60,7 +60,13 @@ describe('internal: the validate lane answers as the general pipeline does', () 
   const seen = (response: Response) => seenByClient(response, ['connection']);
 
   /** The requests the route accepts: the lane answers these itself, the others go on. */
-  const ACCEPTED = ['a fresh token', 'the node id in capitals, INTERNAL_SECRET', 'a bad token'];
+  const ACCEPTED = [
+    'a fresh token',
+    'the node id in capitals, INTERNAL_SECRET',
+    'a bad token',
+    'the fields the other way round',
+    'an empty token',
+  ];
   const cases: [name: string, body: () => string, secret: () => string | null][] = [
     ['a fresh token', () => JSON.stringify({ token: freshToken(), node_id: nodeA }), () => secretA],
     [
@@ -69,6 +75,13 @@ describe('internal: the validate lane answers as the general pipeline does', () 
       () => t.settings.internalSecret,
     ],
     ['a bad token', () => JSON.stringify({ token: 'garbage', node_id: nodeA }), () => secretA],
+    [
+      'the fields the other way round',
+      () => JSON.stringify({ node_id: nodeA, token: freshToken() }),
+      () => secretA,
+    ],
+    ['an empty token', () => JSON.stringify({ token: '', node_id: nodeA }), () => secretA],
+    ['a null token', () => JSON.stringify({ token: null, node_id: nodeA }), () => secretA],
     ['malformed JSON', () => '{"token": ', () => secretA],
     ['a bare number', () => '5', () => secretA],
     ['an array', () => '[]', () => secretA],

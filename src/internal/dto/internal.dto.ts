@@ -15,10 +15,13 @@ export const INVALID_REASONS = [
 ] as const;
 export type InvalidReason = (typeof INVALID_REASONS)[number];
 
+/** The longest `token` a validation takes (a session token is about 200 characters). */
+export const MAX_TOKEN_LENGTH = 4096;
+
 export class ValidateTokenRequest {
   @ApiProperty({ description: 'a session_token from GET /nodes/routing' })
   @IsString()
-  @MaxLength(4096)
+  @MaxLength(MAX_TOKEN_LENGTH)
   token: string;
 
   @ApiProperty({ format: 'uuid', description: 'the node asking' })
