@@ -70,29 +70,35 @@ describe('periodic jobs across two instances on one database', () => {
   });
 
   it("holds back no clean-up while it works: its lock's transaction keeps no snapshot", async () => {
-    // The sessions sitting in a transaction, and whether each keeps an oldest visible transaction
-    // (which VACUUM and page pruning must respect, in every table).
-    const waiting = () =>
-      sqlRows<{ keepsSnapshot: boolean }>(
+    // The session holding advisory lock `key`, and whether it keeps an oldest visible transaction
+    // (which VACUUM and page pruning must respect, in every table). A key below 2^32 is held as
+    // class 0, object `key`, sub-object 1.
+    const holder = (key: number) =>
+      sqlRows<{ state: string; keepsSnapshot: boolean }>(
         a.dataSource,
-        `SELECT backend_xmin IS NOT NULL AS "keepsSnapshot" FROM pg_stat_activity
-          WHERE state = 'idle in transaction' AND datname = current_database()`,
+        `SELECT s.state, s.backend_xmin IS NOT NULL AS "keepsSnapshot"
+           FROM pg_locks l JOIN pg_stat_activity s ON s.pid = l.pid
+          WHERE l.locktype = 'advisory' AND l.granted AND l.classid = 0 AND l.objid = $1
+            AND l.objsubid = 1`,
+        [key],
       );
-    let seen: { keepsSnapshot: boolean }[] = [];
-    const locked = async (take: (work: () => Promise<void>) => Promise<unknown>) => {
-      await take(async () => {
-        seen = await waiting();
+    const locks = a.app.get(AdvisoryLocks);
+    const whileWorking = async (
+      key: number,
+      take: (key: number, work: () => Promise<void>) => Promise<unknown>,
+    ) => {
+      let seen: unknown;
+      await take(key, async () => {
+        seen = await holder(key);
       });
       return seen;
     };
-    const locks = a.app.get(AdvisoryLocks);
+    const idle = [{ state: 'idle in transaction', keepsSnapshot: false }];
     // Both ways a job takes its lock: skipping when another instance has it, and waiting for it.
-    expect(await locked((work) => locks.tryWithLock(4_300_001, work))).toEqual([
-      { keepsSnapshot: false },
-    ]);
-    expect(await locked((work) => locks.withLock(4_300_002, work))).toEqual([
-      { keepsSnapshot: false },
-    ]);
+    expect(await whileWorking(4_300_001, (key, work) => locks.tryWithLock(key, work))).toEqual(
+      idle,
+    );
+    expect(await whileWorking(4_300_002, (key, work) => locks.withLock(key, work))).toEqual(idle);
   });
 
   it('does not overlap itself on one instance', async () => {
