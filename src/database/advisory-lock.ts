@@ -111,7 +111,8 @@ export class AdvisoryLocks implements OnApplicationShutdown {
  * portal keeps its snapshot until the next statement or the end of the transaction: the idle lock
  * transaction then held back the oldest transaction id PostgreSQL may clean up after, for every
  * table, as long as the job ran (a traffic report's users rewritten to new pages and every index
- * for the first 15 s of a benchmark, 3-7 × slower). A statement without parameters leaves no portal.
+ * for the first 15 s of a benchmark, 3-7 × slower). A statement without parameters leaves no
+ * portal.
  */
 function lockKey(key: number): string {
   if (!Number.isSafeInteger(key)) throw new TypeError(`advisory lock key ${key} is not an integer`);

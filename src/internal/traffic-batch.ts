@@ -4,7 +4,7 @@
  * node, and which of a report's users to name in its answer. No database, no clock.
  */
 import { addBytes, type ByteCount } from '../common/byte-count';
-import type { Uuid } from '../common/uuid';
+import { sortedUuids, type Uuid } from '../common/uuid';
 import type { NodeDay } from '../nodes/nodes.repository';
 import type { TrafficReport } from './traffic-report.pipe';
 
@@ -37,7 +37,7 @@ export class UserTally {
 
 /** Raw bytes per device over the applied reports of one batch, with its user and last node. */
 export class DeviceTally {
-  readonly lines = new Map<string, { userId: string; up: bigint; down: bigint; nodeId: string }>();
+  readonly lines = new Map<Uuid, { userId: string; up: bigint; down: bigint; nodeId: string }>();
 
   addReport(report: TrafficReport): void {
     const { deviceIds, userIds, bytesUp, bytesDown } = report.devices;
@@ -57,7 +57,7 @@ export class DeviceTally {
 
   /** Columns for `DevicesRepository.addTraffic`, devices in ascending id order. */
   columns(): { ids: string[]; userIds: string[]; up: bigint[]; down: bigint[]; nodeIds: string[] } {
-    const ids = [...this.lines.keys()].sort();
+    const ids = sortedUuids([...this.lines.keys()]);
     const lines = ids.map((id) => this.lines.get(id)!);
     return {
       ids,

@@ -29,9 +29,10 @@ export interface ValidateLaneParts {
  *
  * Only a request the route would accept is answered here: a node speaking for itself (or
  * INTERNAL_SECRET), a body of the route's two fields as its validation pipe takes them
- * (`plainRequest`), no `Origin` (CORS and the origin check then have nothing to do). Every other request, once
- * its body is read, goes on to the general pipeline, which refuses it exactly as before. The answer
- * is the controller's own method's, and errors are answered by the exception filter's code.
+ * (`plainRequest`), no `Origin` (CORS and the origin check then have nothing to do). Every other
+ * request, once its body is read, goes on to the general pipeline, which refuses it exactly as
+ * before. The answer is the controller's own method's, and errors are answered by the exception
+ * filter's code.
  */
 export function validateLane(parts: ValidateLaneParts): RequestHandler {
   const { path, bodyLimit, callers, controller, answered } = parts;

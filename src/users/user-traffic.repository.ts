@@ -198,8 +198,8 @@ export class UserTrafficRepository {
    * and the join is ordered (`ORDERED_JOINS`), so the UPDATE visits, and locks, the users in id
    * order. Concurrent reports over the same users then queue up instead of deadlocking, without a
    * separate locking pass over the rows. `entries` pairs user ids with counted bytes, in any
-   * order, an id as often as it comes (its bytes are summed); call inside a transaction, whose later statements keep the ordered joins (the traffic batch's are all
-   * lookups by key).
+   * order, an id as often as it comes (its bytes are summed); call inside a transaction, whose
+   * later statements keep the ordered joins (the traffic batch's are all lookups by key).
    */
   async addTraffic(
     entries: { ids: readonly Uuid[]; bytes: readonly ByteCount[] },
