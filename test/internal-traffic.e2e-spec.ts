@@ -12,8 +12,10 @@ import {
   ORDERED_JOINS,
   UserTrafficRepository,
 } from '../src/users/user-traffic.repository';
+import { Metrics } from '../src/metrics/metrics.service';
 import { startTestApp, type TestApp } from './harness/app';
 import { newUser, type TestUser } from './harness/factories';
+import { metricValue, parseMetrics } from './harness/metrics';
 import { createNode } from './harness/nodes';
 
 interface Entry {
@@ -487,6 +489,53 @@ describe('internal: traffic reports count every byte exactly once', () => {
       expect(response.status).toBe(400);
     }
     expect((await used([id])).get(id)).toBe(0);
+  });
+
+  it('a report read from its bytes and one the reader leaves to JSON.parse count alike; refusals stay', async () => {
+    const node = await newNode();
+    const [plain, escaped, marked, typed] = await users(4);
+    const text = (id: string) =>
+      JSON.stringify({
+        node_id: node,
+        report_id: randomUUID(),
+        entries: [{ user_id: id, bytes_up: 5, bytes_down: 6 }],
+      });
+    const post = (body: string, type = 'application/json') =>
+      t.http().post('/api/v1/internal/traffic').set(secret).set('Content-Type', type).send(body);
+    const readReports = async (): Promise<number> =>
+      metricValue(
+        parseMetrics(await t.app.get(Metrics).registry.metrics()),
+        'vpn_traffic_reports_read_total',
+      );
+    const before = await readReports();
+    // As nodes write it (read from its bytes); with an escaped character in the user's id, with a
+    // byte order mark, or as another JSON type (each parsed the general way).
+    const escape = `\\u00${escaped.charCodeAt(0).toString(16)}`;
+    for (const answer of [
+      await post(text(plain)),
+      await post(text(escaped).replace(`"${escaped[0]}`, `"${escape}`)),
+      await post(`\ufeff${text(marked)}`),
+      await post(text(typed), 'application/vnd.report+json'),
+    ]) {
+      expect(answer.body).toEqual({ applied: true, over_limit: [], unknown_users: 0, close: [] });
+    }
+    // Only the first was read by the route's reader.
+    expect((await readReports()) - before).toBe(1);
+    // Read whole, then refused as the body parser refuses them: malformed, past the body's budget.
+    const malformed = await post(text(plain).slice(0, -1));
+    expect(malformed.status).toBe(400);
+    expect(malformed.body).toMatchObject({ code: 'VALIDATION_FAILED' });
+    const entry = `{"user_id":"${plain}","bytes_up":1,"bytes_down":1}`;
+    const wide = `{"node_id":"${node}","report_id":"${randomUUID()}","entries":[${Array(25_001).fill(entry)}]}`;
+    const refused = await post(wide);
+    expect(refused.status).toBe(400);
+    expect(refused.body.message).toBe('request body holds more than 100000 fields and elements');
+    expect(Object.fromEntries(await used([plain, escaped, marked, typed]))).toEqual({
+      [plain]: 11,
+      [escaped]: 11,
+      [marked]: 11,
+      [typed]: 11,
+    });
   });
 
   it('an unknown node is 404 and applies nothing; unknown users are skipped and counted', async () => {

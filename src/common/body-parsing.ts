@@ -4,6 +4,7 @@ import express, {
   type RequestHandler,
   type Response,
 } from 'express';
+import getRawBody from 'raw-body';
 import type { Settings } from '../config/settings';
 import { ByteBudget } from './concurrency/byte-budget';
 import { errorBody } from './error-body';
@@ -19,6 +20,16 @@ import { type JsonShapeLimits, jsonShapeProblem } from './json-shape';
 export const LARGE_BODY_ROUTES: readonly string[] = ['/api/v1/internal/traffic'];
 /** Keys and elements of a large body: 10,000 report entries of a few fields each. */
 export const MAX_LARGE_INPUT_ENTRIES = 100_000;
+
+/**
+ * Large-body routes that read their bodies themselves, by path: a reader takes the raw bytes and
+ * gives the route's input, checked whole and marked `CHECKED_BODY`, or null for a body it does not
+ * plainly take, which then goes the general way (counted, parsed, checked) as any other.
+ */
+export type BodyReaders = ReadonlyMap<string, (raw: Buffer) => object | null>;
+
+/** The content types a body reader reads; any other (a charset named, say) goes the general way. */
+export const PLAIN_JSON = /^application\/json(?:;\s*charset=utf-8)?$/i;
 
 /**
  * The routes anyone may call before signing in, and the bytes their bodies take at most: a seed,
@@ -48,6 +59,7 @@ export const MAX_SCANNED_DEPTH = 2 * MAX_INPUT_DEPTH;
 export function bodyParsing(
   settings: Settings,
   isInternalCaller: (secret: string) => Promise<boolean>,
+  readers: BodyReaders = new Map(),
 ): (RequestHandler | ErrorRequestHandler)[] {
   const mayBeLarge = async (request: Request): Promise<boolean> => {
     if (!LARGE_BODY_ROUTES.includes(request.path)) return false;
@@ -61,10 +73,8 @@ export function bodyParsing(
     maxDepth: MAX_SCANNED_DEPTH,
     maxEntries: MAX_INPUT_ENTRIES,
   });
-  const largeParser = jsonBody(settings.bodyLimitLarge, {
-    maxDepth: MAX_SCANNED_DEPTH,
-    maxEntries: MAX_LARGE_INPUT_ENTRIES,
-  });
+  const largeShape = { maxDepth: MAX_SCANNED_DEPTH, maxEntries: MAX_LARGE_INPUT_ENTRIES };
+  const largeParser = jsonBody(settings.bodyLimitLarge, largeShape);
   // The sign-in routes' limit, or BODY_LIMIT when an operator set that lower still.
   const signInLimit =
     sizeInBytes(SIGN_IN_BODY_LIMIT) < sizeInBytes(settings.bodyLimit)
@@ -77,6 +87,40 @@ export function bodyParsing(
   const smallBytes = sizeInBytes(settings.bodyLimit);
   const signInBytes = sizeInBytes(signInLimit);
   const largeBytes = sizeInBytes(settings.bodyLimitLarge);
+  /**
+   * A large body of a route with its own reader: read whole, then offered to the reader; a body it
+   * does not take is counted, parsed and refused as `jsonBody` would, from the bytes already read.
+   */
+  const readLarge: RequestHandler = (request, response, next) => {
+    const reader = readers.get(request.path);
+    const { headers } = request;
+    const declared = Number(headers['content-length']);
+    if (
+      reader === undefined ||
+      !(declared > 0) ||
+      headers['transfer-encoding'] !== undefined ||
+      !PLAIN_JSON.test(headers['content-type'] ?? '')
+    ) {
+      return largeParser(request, response, next);
+    }
+    getRawBody(request, { length: declared, limit: largeBytes }, (error, raw) => {
+      // raw-body's errors are the body parser's own (it reads with raw-body): refused alike.
+      if (error) return next(error);
+      const read = reader(raw);
+      if (read !== null) {
+        request.body = read;
+        return next();
+      }
+      const refusal = shapeRefusal(raw, largeShape);
+      if (refusal !== null) return next(refusal);
+      // As the body parser decodes UTF-8: a byte order mark is dropped.
+      const text = raw.toString('utf8');
+      const body = parseStrictJson(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+      if (body === undefined) return next(JSON_PARSE_FAILED);
+      request.body = body;
+      next();
+    });
+  };
   // A burst of 50 full reports read and parsed at once took about 45 MiB more resident memory.
   const largeBodies = new ByteBudget(sizeInBytes(settings.largeBodiesInMemory));
   const parse: RequestHandler = (request, response, next) => {
@@ -94,7 +138,7 @@ export function bodyParsing(
         void largeBodies.acquire(declared > 0 ? declared : largeBytes).then((release) => {
           if (request.socket.destroyed || response.writableEnded) return release();
           response.once('close', release);
-          largeParser(request, response, next);
+          readLarge(request, response, next);
         });
       },
       (error: unknown) => next(error),
@@ -124,15 +168,38 @@ export function jsonBody(limit: string, shape: JsonShapeLimits): RequestHandler 
     type: ['application/json', 'application/*+json'],
     // Called with the raw bytes before JSON.parse; what it throws is the request's error.
     verify: (_request, _response, raw) => {
-      const problem = jsonShapeProblem(raw, shape);
-      if (problem === null) return;
-      const message =
-        problem === 'too-deep'
-          ? `is nested deeper than ${shape.maxDepth} levels`
-          : `holds more than ${shape.maxEntries} fields and elements`;
-      throw Object.assign(new Error(message), { status: 400, type: SHAPE_REFUSED });
+      const refusal = shapeRefusal(raw, shape);
+      if (refusal !== null) throw refusal;
     },
   });
+}
+
+/** The error a body past `shape`'s limits is refused with (`bodyParserErrors`), or null. */
+function shapeRefusal(raw: Buffer, shape: JsonShapeLimits): Error | null {
+  const problem = jsonShapeProblem(raw, shape);
+  if (problem === null) return null;
+  const message =
+    problem === 'too-deep'
+      ? `is nested deeper than ${shape.maxDepth} levels`
+      : `holds more than ${shape.maxEntries} fields and elements`;
+  return Object.assign(new Error(message), { status: 400, type: SHAPE_REFUSED });
+}
+
+/** How the body parser reports malformed JSON, so that the same refusal answers it. */
+export const JSON_PARSE_FAILED = Object.freeze({ type: 'entity.parse.failed', status: 400 });
+
+/**
+ * A JSON object or array, as the body parser's strict mode takes it; undefined for anything else
+ * (then refused as malformed, as the body parser would).
+ */
+export function parseStrictJson(text: string): unknown {
+  const first = text.trimStart()[0];
+  if (first !== '{' && first !== '[') return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Bytes of a size as BODY_LIMIT writes it (validated in settings.ts): `512`, `64kb`, `2mb`. */

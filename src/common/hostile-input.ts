@@ -17,6 +17,18 @@ export const MAX_INPUT_ENTRIES = 2_000;
  */
 const PROTOTYPE_KEYS = new Set(Object.getOwnPropertyNames(Object.prototype));
 
+/**
+ * The key of a body that its route's own reader took from the raw bytes (`BodyReaders` in
+ * body-parsing.ts), having checked it whole as this check and the route's pipe would: only keys
+ * the route knows, no NUL, within the route's budget. No parsed JSON can carry a symbol key, so a
+ * client cannot send one; such a body is passed as it is.
+ */
+export const CHECKED_BODY = Symbol('checked body');
+
+/** Whether `body` was read and checked by its route's own reader (`CHECKED_BODY`). */
+export const isCheckedBody = (body: unknown): boolean =>
+  typeof body === 'object' && body !== null && CHECKED_BODY in body;
+
 export interface InputProblem {
   field: string;
   message: string;
@@ -136,8 +148,10 @@ export function rejectHostileInput(
   maxEntries: (request: Request) => number,
 ): (request: Request, response: Response, next: NextFunction) => void {
   return (request, response, next) => {
+    const body: unknown = request.body;
     const problem =
-      hostileInputProblem(request.body, maxEntries(request)) ?? hostileInputProblem(request.query);
+      (isCheckedBody(body) ? null : hostileInputProblem(body, maxEntries(request))) ??
+      hostileInputProblem(request.query);
     if (!problem) return next();
     response.status(400).json(
       errorBody(400, 'VALIDATION_FAILED', 'request validation failed', {

@@ -1,6 +1,7 @@
 import { Injectable, type PipeTransform } from '@nestjs/common';
 import { isIP } from 'node:net';
 import { type FieldProblem, validationFailed } from '../common/errors';
+import { isCheckedBody } from '../common/hostile-input';
 import { canonicalUuid, type Uuid } from '../common/uuid';
 
 export const MAX_REPORT_ENTRIES = 10_000;
@@ -43,11 +44,13 @@ const onlyKeys = (value: object, keys: readonly string[]): string | undefined =>
 
 /**
  * Checks a whole traffic report before anything is applied, into flat arrays. A plain loop:
- * class-validator over 10,000 entry objects would cost far more than applying them.
+ * class-validator over 10,000 entry objects would cost far more than applying them. A report the
+ * route's body reader already read into those arrays (`readTrafficReport`) is passed as it is.
  */
 @Injectable()
 export class TrafficReportPipe implements PipeTransform<unknown, TrafficReport> {
   transform(body: unknown): TrafficReport {
+    if (isCheckedBody(body)) return body as TrafficReport;
     const problems: FieldProblem[] = [];
     const problem = (field: string, message: string): void => {
       if (problems.length < MAX_PROBLEMS) problems.push({ field, message });

@@ -1,13 +1,11 @@
 import type { Request, RequestHandler } from 'express';
 import getRawBody from 'raw-body';
+import { JSON_PARSE_FAILED, PLAIN_JSON, parseStrictJson } from '../common/body-parsing';
 import { answerInLane, type LaneRoute } from '../common/lane';
 import { canonicalUuid } from '../common/uuid';
 import { EVERY_NODE, type InternalCallers } from '../nodes/internal-callers';
 import { MAX_TOKEN_LENGTH, type ValidateTokenRequest } from './dto/internal.dto';
 import type { InternalController } from './internal.controller';
-
-/** The content types the lane reads; any other (a charset named, say) goes the general way. */
-const PLAIN_JSON = /^application\/json(?:;\s*charset=utf-8)?$/i;
 
 export interface ValidateLaneParts {
   /** The route's full path, as Nest registers it (`/api/v1/internal/validate`). */
@@ -86,23 +84,6 @@ export function plainRequest(body: unknown): ValidateTokenRequest | null {
   if (token.length > MAX_TOKEN_LENGTH || token.includes('\u0000')) return null;
   if (canonicalUuid(nodeId) === undefined) return null;
   return { token, node_id: nodeId };
-}
-
-/** How the body parser reports malformed JSON, so that the same refusal answers it. */
-const JSON_PARSE_FAILED = Object.freeze({ type: 'entity.parse.failed', status: 400 });
-
-/**
- * A JSON object or array, as the body parser's strict mode takes it; undefined for anything else
- * (then refused as malformed, as the body parser would).
- */
-function parseStrictJson(text: string): unknown {
-  const first = text.trimStart()[0];
-  if (first !== '{' && first !== '[') return undefined;
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
-  }
 }
 
 /**

@@ -66,6 +66,12 @@ export class Metrics implements JobRunRecorder {
     registers: [this.registry],
   });
 
+  private readonly trafficReportsRead = new Counter({
+    name: 'vpn_traffic_reports_read_total',
+    help: "Traffic reports (POST /internal/traffic) read straight from their bytes by the route's own reader; the others were parsed the general way.",
+    registers: [this.registry],
+  });
+
   private readonly botUpdates = new Counter({
     name: 'vpn_bot_updates_total',
     help: 'Telegram bot updates, handled or failed.',
@@ -159,6 +165,10 @@ export class Metrics implements JobRunRecorder {
 
   signedInLaneAnswered(route: string): void {
     this.signedInLaneAnswers.inc({ route });
+  }
+
+  trafficReportRead(): void {
+    this.trafficReportsRead.inc();
   }
 
   botUpdate(result: BotUpdateResult): void {
