@@ -225,6 +225,12 @@ describe('readTrafficReport: a traffic report read from its bytes, as the genera
     const wide = bytes(report(Array(MAX_REPORT_ENTRIES).fill(lines(2))));
     expect(readTrafficReport(wide)).toBeNull();
     expect(generalWay(wide)).toBe('too-many-entries');
+    // Entries without devices (read against their fixed text) count their keys too: 10,000 of
+    // them (40,000 with their elements), 15,000 online devices (60,000) and the 4 report keys.
+    const online = Array(15_000).fill({ device_id: user, address: '::1', since: '2026-11-29' });
+    const busy = bytes({ ...report(Array(MAX_REPORT_ENTRIES).fill(entry)), online });
+    expect(readTrafficReport(busy)).toBeNull();
+    expect(generalWay(busy)).toBe('too-many-entries');
     // Just within it: 10,000 entries of 4 keys and an element, one device line of 4 each: 90,000.
     const within = bytes(report(Array(MAX_REPORT_ENTRIES).fill(lines(1))));
     expect(expectNeverWider(within)).toBe(true);

@@ -54,12 +54,18 @@ const OPEN_ARRAY = 0x5b;
 const CLOSE_ARRAY = 0x5d;
 const DIGIT_0 = 0x30;
 const DIGIT_9 = 0x39;
-const DASH = 0x2d;
 
-/** What each byte is to a UUID: 1 a lower-case hex digit, 2 an upper-case one, 0 anything else. */
-const UUID_DIGIT = new Uint8Array(256);
-for (const digit of '0123456789abcdef') UUID_DIGIT[digit.charCodeAt(0)] = 1;
-for (const digit of 'ABCDEF') UUID_DIGIT[digit.charCodeAt(0)] = 2;
+/** What each byte is to a UUID: a lower-case hex digit, an upper-case one, a dash, or 0. */
+const LOWER_HEX = 1;
+const UPPER_HEX = 2;
+const DASH = 4;
+const UUID_BYTE = new Uint8Array(256);
+for (const digit of '0123456789abcdef') UUID_BYTE[digit.charCodeAt(0)] = LOWER_HEX;
+for (const digit of 'ABCDEF') UUID_BYTE[digit.charCodeAt(0)] = UPPER_HEX;
+UUID_BYTE['-'.charCodeAt(0)] = DASH;
+/** What each of a UUID's 36 positions takes. */
+const UUID_SHAPE = new Uint8Array(36).fill(LOWER_HEX | UPPER_HEX);
+for (const dash of [8, 13, 18, 23]) UUID_SHAPE[dash] = DASH;
 
 const keysOf = (...names: string[]): Uint8Array[] => names.map((name) => Buffer.from(name));
 /** The keys of each object, in the order the reader numbers them. */
@@ -67,6 +73,13 @@ const REPORT_KEYS = keysOf('node_id', 'report_id', 'entries', 'online');
 const ENTRY_KEYS = keysOf('user_id', 'bytes_up', 'bytes_down', 'devices');
 const LINE_KEYS = keysOf('device_id', 'bytes_up', 'bytes_down');
 const ONLINE_KEYS = keysOf('device_id', 'address', 'since');
+/** An entry without devices as `JSON.stringify` writes it, around its id and counts. */
+const [ENTRY_USER, ENTRY_UP, ENTRY_DOWN, ENTRY_END] = keysOf(
+  '{"user_id":',
+  ',"bytes_up":',
+  ',"bytes_down":',
+  '}',
+);
 /** The keys each object must have, as bits of their numbers above. */
 const REPORT_REQUIRED = 0b0111;
 const ENTRY_REQUIRED = 0b0111;
@@ -122,6 +135,7 @@ class ReportReader {
 
   /** `{user_id, bytes_up, bytes_down, devices?}` */
   private entry(): void {
+    if (this.plainEntry()) return;
     let userId: Uuid | undefined;
     let up = 0;
     let down = 0;
@@ -144,6 +158,42 @@ class ReportReader {
     this.bytesDown.push(down);
     const lines = this.devices.userIds;
     for (let i = firstLine; i < this.devices.deviceIds.length; i++) lines.push(userId!);
+  }
+
+  /**
+   * An entry without devices exactly as `JSON.stringify` writes it (most of a report), read
+   * against its fixed text: true once read, false (nothing read) for any other, read member by
+   * member instead.
+   */
+  private plainEntry(): boolean {
+    const start = this.at;
+    if (!this.skip(ENTRY_USER)) return false;
+    const userId = this.uuid();
+    if (this.skip(ENTRY_UP)) {
+      const up = this.byteCount();
+      if (this.skip(ENTRY_DOWN)) {
+        const down = this.byteCount();
+        if (this.skip(ENTRY_END)) {
+          this.counted();
+          this.counted();
+          this.counted();
+          this.userIds.push(userId);
+          this.bytesUp.push(up);
+          this.bytesDown.push(down);
+          return true;
+        }
+      }
+    }
+    this.at = start;
+    return false;
+  }
+
+  /** Steps over `text` when it is next, exactly; false (not moved) when it is not. */
+  private skip(text: Uint8Array): boolean {
+    const { json, at } = this;
+    for (let i = 0; i < text.length; i++) if (json[at + i] !== text[i]) return false;
+    this.at = at + text.length;
+    return true;
   }
 
   /** `devices: [{device_id, bytes_up, bytes_down}]`, MAX_REPORT_DEVICES in the whole report. */
@@ -237,15 +287,16 @@ class ReportReader {
     if (this.next() !== QUOTE) throw NOT_PLAIN;
     const { json } = this;
     const start = this.at + 1;
-    const end = json.indexOf(QUOTE, start);
-    const length = end - start;
     for (let number = 0; number < keys.length; number++) {
       const key = keys[number];
-      if (key.length !== length || (seen & (1 << number)) !== 0) continue;
-      let i = 0;
+      const length = key.length;
+      // The key's bytes, then the string's end: a known key has no escape in it.
+      if (json[start + length] !== QUOTE || json[start] !== key[0]) continue;
+      let i = 1;
       while (i < length && json[start + i] === key[i]) i++;
       if (i < length) continue;
-      this.at = end + 1;
+      if ((seen & (1 << number)) !== 0) throw NOT_PLAIN;
+      this.at = start + length + 1;
       this.counted();
       if (this.next() !== COLON) throw NOT_PLAIN;
       this.at++;
@@ -260,20 +311,15 @@ class ReportReader {
     const { json } = this;
     const start = this.at + 1;
     if (json[start + 36] !== QUOTE) throw NOT_PLAIN;
-    let upper = false;
+    let classes = 0;
     for (let i = 0; i < 36; i++) {
-      const byte = json[start + i];
-      if (i === 8 || i === 13 || i === 18 || i === 23) {
-        if (byte !== DASH) throw NOT_PLAIN;
-        continue;
-      }
-      const digit = UUID_DIGIT[byte];
-      if (digit === 0) throw NOT_PLAIN;
-      if (digit === 2) upper = true;
+      const byte = UUID_BYTE[json[start + i]];
+      if ((byte & UUID_SHAPE[i]) === 0) throw NOT_PLAIN;
+      classes |= byte;
     }
     this.at = start + 37;
     const text = json.toString('latin1', start, start + 36);
-    return (upper ? text.toLowerCase() : text) as Uuid;
+    return ((classes & UPPER_HEX) !== 0 ? text.toLowerCase() : text) as Uuid;
   }
 
   /** A whole number of bytes from 0 to 2^53-1, written plainly (no sign, fraction or exponent). */
@@ -323,6 +369,8 @@ class ReportReader {
   private next(): number | undefined {
     const { json } = this;
     let at = this.at;
+    // Nodes send no whitespace: the first byte is nearly always the one.
+    if (json[at] > 0x20) return json[at];
     while (at < json.length && isSpace(json[at])) at++;
     this.at = at;
     return at < json.length ? json[at] : undefined;
