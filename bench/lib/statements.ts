@@ -13,8 +13,8 @@ export async function resetStatements(sql: Sql): Promise<void> {
 
 /**
  * The statements called at least `minCalls` times since the reset, those that took the most time
- * in all first: calls, mean planning and run time in `unit`, and the start of the text. A block of
- * lines under `title`, to print.
+ * in all first: calls, mean planning and run time in `unit`, the slowest run, and the start of the
+ * text. A block of lines under `title`, to print.
  */
 export async function statementTimes(
   sql: Sql,
@@ -25,6 +25,7 @@ export async function statementTimes(
   const rows = await sql(
     `SELECT calls, round(total_plan_time::numeric * ${scale} / calls, ${digits}) AS plan,
             round(total_exec_time::numeric * ${scale} / calls, ${digits}) AS run,
+            round(max_exec_time::numeric * ${scale}, ${digits}) AS slowest,
             left(regexp_replace(query, '\\s+', ' ', 'g'), 100) AS query
        FROM pg_stat_statements WHERE calls >= ${Math.trunc(options.minCalls)}
       ORDER BY total_exec_time + total_plan_time DESC LIMIT ${Math.trunc(options.limit ?? 10)}`,
@@ -33,7 +34,7 @@ export async function statementTimes(
     `${options.title}, mean ${options.unit}:`,
     ...rows.map(
       (r) =>
-        `  ${String(r.calls)} × plan ${String(r.plan)} + run ${String(r.run)}: ${String(r.query)}`,
+        `  ${String(r.calls)} × plan ${String(r.plan)} + run ${String(r.run)} (slowest ${String(r.slowest)}): ${String(r.query)}`,
     ),
     '',
   ].join('\n');
