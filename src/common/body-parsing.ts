@@ -111,13 +111,9 @@ export function bodyParsing(
         request.body = read;
         return next();
       }
-      const refusal = shapeRefusal(raw, largeShape);
-      if (refusal !== null) return next(refusal);
-      // As the body parser decodes UTF-8: a byte order mark is dropped.
-      const text = raw.toString('utf8');
-      const body = parseStrictJson(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
-      if (body === undefined) return next(JSON_PARSE_FAILED);
-      request.body = body;
+      const parsed = parseJsonBytes(raw, largeShape);
+      if ('refusal' in parsed) return next(parsed.refusal);
+      request.body = parsed.body;
       next();
     });
   };
@@ -172,6 +168,22 @@ export function jsonBody(limit: string, shape: JsonShapeLimits): RequestHandler 
       if (refusal !== null) throw refusal;
     },
   });
+}
+
+/**
+ * A UTF-8 JSON body's bytes as `jsonBody` takes them: counted against `shape`, decoded (a byte
+ * order mark dropped, as the body parser decodes), parsed strictly; the body, or the refusal to
+ * raise (`bodyParserErrors` answers it).
+ */
+export function parseJsonBytes(
+  raw: Buffer,
+  shape: JsonShapeLimits,
+): { body: unknown } | { refusal: object } {
+  const refusal = shapeRefusal(raw, shape);
+  if (refusal !== null) return { refusal };
+  const text = raw.toString('utf8');
+  const body = parseStrictJson(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+  return body === undefined ? { refusal: JSON_PARSE_FAILED } : { body };
 }
 
 /** The error a body past `shape`'s limits is refused with (`bodyParserErrors`), or null. */

@@ -1,11 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import {
-  MAX_LARGE_INPUT_ENTRIES,
-  MAX_SCANNED_DEPTH,
-  parseStrictJson,
-} from '../common/body-parsing';
+import { MAX_LARGE_INPUT_ENTRIES, MAX_SCANNED_DEPTH, parseJsonBytes } from '../common/body-parsing';
 import { hostileInputProblem } from '../common/hostile-input';
-import { jsonShapeProblem } from '../common/json-shape';
 import { readTrafficReport } from './traffic-report-reader';
 import {
   MAX_REPORT_DEVICES,
@@ -19,22 +14,27 @@ import {
  * count, strict JSON, the hostile-input check, TrafficReportPipe. The report, or why it is refused.
  */
 function generalWay(raw: Buffer): TrafficReport | string {
-  const shape = jsonShapeProblem(raw, {
+  const parsed = parseJsonBytes(raw, {
     maxDepth: MAX_SCANNED_DEPTH,
     maxEntries: MAX_LARGE_INPUT_ENTRIES,
   });
-  if (shape !== null) return shape;
-  const text = raw.toString('utf8');
-  const body = parseStrictJson(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
-  if (body === undefined) return 'not JSON';
-  const hostile = hostileInputProblem(body, MAX_LARGE_INPUT_ENTRIES);
+  if ('refusal' in parsed) return refusalOf(parsed.refusal);
+  const hostile = hostileInputProblem(parsed.body, MAX_LARGE_INPUT_ENTRIES);
   if (hostile !== null) return hostile.message;
   try {
-    return new TrafficReportPipe().transform(body);
+    return new TrafficReportPipe().transform(parsed.body);
   } catch {
     return 'refused by the pipe';
   }
 }
+
+/** A refusal as the tests name it: the shape's limit, or malformed JSON. */
+const refusalOf = (refusal: object): string =>
+  refusal instanceof Error
+    ? refusal.message.includes('nested')
+      ? 'too-deep'
+      : 'too-many-entries'
+    : 'not JSON';
 
 /** The report's own fields, without what the reader adds for the guard and the checks. */
 const fields = (report: TrafficReport): TrafficReport => {

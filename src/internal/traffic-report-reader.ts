@@ -106,17 +106,12 @@ class ReportReader {
   report(): ReadTrafficReport {
     let nodeId: Uuid | undefined;
     let reportId: Uuid | undefined;
-    let seen = 0;
-    if (this.openObject()) {
-      do {
-        const key = this.key(REPORT_KEYS, seen);
-        seen |= 1 << key;
-        if (key === 0) nodeId = this.uuid();
-        else if (key === 1) reportId = this.uuid();
-        else if (key === 2) this.array(MAX_REPORT_ENTRIES, () => this.entry());
-        else this.array(MAX_REPORT_ONLINE, () => this.onlineDevice());
-      } while (this.moreMembers());
-    }
+    const seen = this.object(REPORT_KEYS, (key) => {
+      if (key === 0) nodeId = this.uuid();
+      else if (key === 1) reportId = this.uuid();
+      else if (key === 2) this.array(MAX_REPORT_ENTRIES, () => this.entry());
+      else this.array(MAX_REPORT_ONLINE, () => this.onlineDevice());
+    });
     if ((seen & REPORT_REQUIRED) !== REPORT_REQUIRED) throw NOT_PLAIN;
     if (this.next() !== undefined) throw NOT_PLAIN;
     const { userIds, bytesUp, bytesDown, devices, online } = this;
@@ -139,19 +134,14 @@ class ReportReader {
     let userId: Uuid | undefined;
     let up = 0;
     let down = 0;
-    let seen = 0;
     // Its device lines, which may come before its user id, get that id once the entry is read.
     const firstLine = this.devices.deviceIds.length;
-    if (this.openObject()) {
-      do {
-        const key = this.key(ENTRY_KEYS, seen);
-        seen |= 1 << key;
-        if (key === 0) userId = this.uuid();
-        else if (key === 1) up = this.byteCount();
-        else if (key === 2) down = this.byteCount();
-        else this.deviceLines();
-      } while (this.moreMembers());
-    }
+    const seen = this.object(ENTRY_KEYS, (key) => {
+      if (key === 0) userId = this.uuid();
+      else if (key === 1) up = this.byteCount();
+      else if (key === 2) down = this.byteCount();
+      else this.deviceLines();
+    });
     if ((seen & ENTRY_REQUIRED) !== ENTRY_REQUIRED) throw NOT_PLAIN;
     this.userIds.push(userId!);
     this.bytesUp.push(up);
@@ -203,16 +193,11 @@ class ReportReader {
       let deviceId: Uuid | undefined;
       let up = 0;
       let down = 0;
-      let seen = 0;
-      if (this.openObject()) {
-        do {
-          const key = this.key(LINE_KEYS, seen);
-          seen |= 1 << key;
-          if (key === 0) deviceId = this.uuid();
-          else if (key === 1) up = this.byteCount();
-          else down = this.byteCount();
-        } while (this.moreMembers());
-      }
+      const seen = this.object(LINE_KEYS, (key) => {
+        if (key === 0) deviceId = this.uuid();
+        else if (key === 1) up = this.byteCount();
+        else down = this.byteCount();
+      });
       if (seen !== LINE_REQUIRED || devices.deviceIds.length === MAX_REPORT_DEVICES) {
         throw NOT_PLAIN;
       }
@@ -227,16 +212,11 @@ class ReportReader {
     let deviceId: Uuid | undefined;
     let address = '';
     let since = '';
-    let seen = 0;
-    if (this.openObject()) {
-      do {
-        const key = this.key(ONLINE_KEYS, seen);
-        seen |= 1 << key;
-        if (key === 0) deviceId = this.uuid();
-        else if (key === 1) address = this.plainString();
-        else since = this.plainString();
-      } while (this.moreMembers());
-    }
+    const seen = this.object(ONLINE_KEYS, (key) => {
+      if (key === 0) deviceId = this.uuid();
+      else if (key === 1) address = this.plainString();
+      else since = this.plainString();
+    });
     const time = new Date(since);
     if (seen !== ONLINE_REQUIRED || isIP(address) === 0 || Number.isNaN(time.getTime())) {
       throw NOT_PLAIN;
@@ -264,22 +244,27 @@ class ReportReader {
     }
   }
 
-  /** Steps into an object: true when it has a member to read. */
-  private openObject(): boolean {
+  /**
+   * An object of keys among `keys`, each at most once, in any order; `member` reads the value of
+   * each by the key's number. The keys met, as bits by number.
+   */
+  private object(keys: readonly Uint8Array[], member: (key: number) => void): number {
     if (this.next() !== OPEN_OBJECT) throw NOT_PLAIN;
     this.at++;
-    if (this.next() !== CLOSE_OBJECT) return true;
-    this.at++;
-    return false;
-  }
-
-  /** After a member: true when another follows, false past the object's end. */
-  private moreMembers(): boolean {
-    const after = this.next();
-    this.at++;
-    if (after === COMMA) return true;
-    if (after === CLOSE_OBJECT) return false;
-    throw NOT_PLAIN;
+    let seen = 0;
+    if (this.next() === CLOSE_OBJECT) {
+      this.at++;
+      return seen;
+    }
+    for (;;) {
+      const key = this.key(keys, seen);
+      seen |= 1 << key;
+      member(key);
+      const after = this.next();
+      this.at++;
+      if (after === CLOSE_OBJECT) return seen;
+      if (after !== COMMA) throw NOT_PLAIN;
+    }
   }
 
   /** A key among `keys` not yet `seen` (bits by number) and its colon: the key's number. */
@@ -338,9 +323,8 @@ class ReportReader {
         if (value > Number.MAX_SAFE_INTEGER) throw NOT_PLAIN;
       }
     }
-    // `01`, `1.5`, `1e3`: valid JSON or not, the general way decides.
-    const after = json[at];
-    if (after !== COMMA && after !== CLOSE_OBJECT && !isSpace(after)) throw NOT_PLAIN;
+    // What follows is read as the member's end (`object`), which refuses `01`, `1.5` or `1e3`:
+    // valid JSON or not, the general way decides.
     this.at = at;
     return value;
   }
