@@ -470,11 +470,17 @@ async function run(scale: FleetScale, minutes: number): Promise<RunResult> {
       }
     }
     // Lean: the real agents' users are only on their nodes, so their counters hold those bytes alone.
+    // A counter that reached its rolling month's reset during the run went back to zero; the bytes
+    // it held are in the reset's record.
     const agentUsers = realNodes.flatMap((n) => usersOfNode(n, scale)).map(fleetUserId);
     const [counted] = await fixture.sql(
-      `SELECT COALESCE(sum(traffic_used_bytes), 0)::text AS all,
-              COALESCE(sum(traffic_used_bytes) FILTER (WHERE id = ANY($1::uuid[])), 0)::text AS agents
-         FROM users`,
+      `WITH counted AS (SELECT id, traffic_used_bytes AS bytes, false AS reset FROM users
+                        UNION ALL
+                        SELECT user_id, bytes_before, true FROM traffic_resets)
+       SELECT COALESCE(sum(bytes), 0)::text AS all,
+              COALESCE(sum(bytes) FILTER (WHERE id = ANY($1::uuid[])), 0)::text AS agents,
+              count(*) FILTER (WHERE reset)::int AS resets
+         FROM counted`,
       [agentUsers],
     );
     const countedBytes = BigInt(String(AGENTS ? counted.all : counted.agents));
@@ -508,6 +514,9 @@ async function run(scale: FleetScale, minutes: number): Promise<RunResult> {
       `  bytes: the ${AGENTS ? "nodes'" : `${realNodes.length} real agents'`} cores carried ${carried.toLocaleString('en')}, the service counted ${countedBytes.toLocaleString('en')}: ${exact ? 'every byte counted exactly once' : 'NOT EQUAL'}`,
     );
     if (!exact) problems.push('bytes counted differ from bytes carried');
+    say(
+      `  traffic resets during the run (rolling months that came due): ${String(counted.resets)}`,
+    );
     if (generator) {
       const same = generatedCounted === BigInt(generated);
       say(

@@ -17,8 +17,9 @@ import { uuidRangesDescending } from '../src/common/uuid';
 import { startEmbeddedPostgres } from '../src/database/embedded-postgres';
 import {
   ADD_TRAFFIC_SQL,
+  COUNT_RESETS_DUE_SQL,
   ORDERED_JOINS,
-  RESET_DUE_SQL,
+  resetDueSql,
 } from '../src/users/user-traffic.repository';
 
 const USERS = Number(process.env.BENCH_RESET_USERS ?? 1_000_000);
@@ -27,6 +28,8 @@ const BATCH = Number(process.env.BENCH_RESET_BATCH ?? TRAFFIC_RESET_BATCH);
 const BASELINE_S = Number(process.env.BENCH_BASELINE_S ?? 20);
 /** TRAFFIC_LIMIT_DEFAULT_BYTES's default; one subscriber in 20 is over it before the reset. */
 const DEFAULT_LIMIT = '107374182400';
+/** SQL: today's 00:00 UTC, where the daily plan's resets fall. */
+const MIDNIGHT = `(date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC')`;
 
 const quantile = (values: number[], q: number): number =>
   [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * q))];
@@ -53,11 +56,11 @@ async function main(): Promise<void> {
                           traffic_used_bytes, traffic_reset_at)
        SELECT md5('bench-reset-' || g), 'daily', now() + interval '30 days', now(),
               CASE WHEN $2 THEN 0 WHEN g % 20 = 0 THEN 200000000000 ELSE (random() * 1e9)::bigint END,
-              now() + interval '1 day'
+              ${MIDNIGHT} + interval '1 day'
          FROM generate_series(1, $1::int) g`,
       [USERS, process.env.BENCH_RESET_ZERO === '1'],
     );
-    await admin.query('VACUUM ANALYZE users');
+    await admin.query('VACUUM ANALYZE users, next_traffic_resets');
     log(`${USERS} subscribers made in ${((performance.now() - started) / 1000).toFixed(1)} s`);
     const { rows } = await admin.query<{ id: string }>(
       `SELECT id FROM users ORDER BY random() LIMIT $1`,
@@ -88,8 +91,9 @@ async function main(): Promise<void> {
     stop = true;
     const baseline = await baselineRun;
 
-    await admin.query(`UPDATE users SET traffic_reset_at = now() - interval '1 minute'`);
-    await admin.query('VACUUM ANALYZE users');
+    // Today's midnight passed: every subscriber of the daily plan is due at once.
+    await admin.query(`UPDATE users SET traffic_reset_at = ${MIDNIGHT}`);
+    await admin.query('VACUUM ANALYZE users, next_traffic_resets');
     stop = false;
     const duringRun = reports();
     const job = new Client({ connectionString: pg.url });
@@ -98,17 +102,14 @@ async function main(): Promise<void> {
     let statements = 0;
     const now = new Date();
     const sweep = async (): Promise<number> => {
-      // As TrafficResetService sweeps: id ranges of about a batch each, highest ids first.
-      const due = (
-        await job.query<{ n: number }>(
-          `SELECT count(*)::int AS n FROM users WHERE traffic_reset_at <= $1`,
-          [now],
-        )
-      ).rows[0].n;
+      // As TrafficResetService sweeps after a midnight: every user counted, then id ranges of
+      // about a batch each, highest ids first.
+      const due = (await job.query<{ n: number }>(COUNT_RESETS_DUE_SQL, [now])).rows[0].n;
+      const sql = resetDueSql('id-range');
       let done = 0;
       for (const ids of uuidRangesDescending(Math.ceil(due / BATCH))) {
         for (;;) {
-          const result = await job.query<{ picked: number; reset: number }>(RESET_DUE_SQL, [
+          const result = await job.query<{ picked: number; reset: number }>(sql, [
             now,
             BATCH,
             DEFAULT_LIMIT,
@@ -129,8 +130,9 @@ async function main(): Promise<void> {
     // Users a report held when their batch came are left for the job's next run (a minute on).
     const again = await sweep();
     const [counted] = (
-      await admin.query<{ resets: number; nonzero: number; changes: number }>(
+      await admin.query<{ resets: number; nonzero: number; changes: number; nextRows: number }>(
         `SELECT (SELECT count(*) FROM traffic_resets)::int AS resets,
+                (SELECT count(*) FROM next_traffic_resets)::int AS "nextRows",
                 (SELECT count(*) FROM credential_changes)::int AS changes,
                 (SELECT count(*) FROM users WHERE traffic_used_bytes > 0
                     AND NOT id = ANY($1::uuid[]))::int AS nonzero`,
@@ -144,7 +146,8 @@ async function main(): Promise<void> {
       `reset job: ${reset} users in ${jobS.toFixed(1)} s, ${statements} statements of up to ${BATCH}; ` +
         `${again} left for the next run (held by a report); ${counted.resets} resets recorded, ` +
         `${counted.nonzero} users outside the reports not at 0; ${counted.changes} credential changes ` +
-        `(the users that were over their limit)`,
+        `(the users that were over their limit); ${counted.nextRows} rows of next_traffic_resets ` +
+        `(none for resets at a midnight)`,
     );
     log(
       `reports of ${REPORT_USERS} users: without the job ${baseline.length} reports, p50 ${p(baseline, 0.5)} ms, p99 ${p(baseline, 0.99)} ms; ` +

@@ -23,6 +23,7 @@ import { StaffTotp0023 } from './0023-staff-totp';
 import { BulkResetCredentials0024 } from './0024-bulk-reset-credentials';
 import { PlanDisplay0025 } from './0025-plan-display';
 import { HotTrafficResets0026 } from './0026-hot-traffic-resets';
+import { NextTrafficResets0027 } from './0027-next-traffic-resets';
 
 /** Every migration in order; the numbers in the file names are their order. */
 export const MIGRATIONS = [
@@ -51,4 +52,5 @@ export const MIGRATIONS = [
   BulkResetCredentials0024,
   PlanDisplay0025,
   HotTrafficResets0026,
+  NextTrafficResets0027,
 ];

@@ -1,11 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { WHOLE_UUID_RANGE } from '../src/common/uuid';
 import { Clock } from '../src/billing/clock';
-import { TrafficResetService } from '../src/billing/traffic-reset.service';
+import { SWEEP_SETTLE_MS, TrafficResetService } from '../src/billing/traffic-reset.service';
 import { SubscriptionsRepository } from '../src/users/subscriptions.repository';
-import { nextResetAfter, nextResetSql, type TrafficReset } from '../src/users/traffic-reset';
-import { UserTrafficRepository } from '../src/users/user-traffic.repository';
-import { RESET_DUE_SQL } from '../src/users/user-traffic.repository';
+import {
+  atMidnightSql,
+  midnightAtOrBefore,
+  nextResetAfter,
+  nextResetSql,
+  type TrafficReset,
+} from '../src/users/traffic-reset';
+import { resetDueSql, UserTrafficRepository } from '../src/users/user-traffic.repository';
 import { startTestApp, type TestApp } from './harness/app';
 import { newUser, type TestUser } from './harness/factories';
 import { createNode } from './harness/nodes';
@@ -29,6 +34,19 @@ describe('plans: traffic resets each period, once, across instances (issue 45)',
   afterAll(async () => {
     await t2.close();
     await t.close();
+  });
+
+  // Whatever each test did (purchases, trials, first use, plan rule changes, reset batches of both
+  // kinds, subscriptions that ended), the job's table of next resets holds every next reset of
+  // `users` that is not at a midnight, and nothing else (migration 0027).
+  afterEach(async () => {
+    const differing = (await t.dataSource.query(
+      `SELECT u.id, u.traffic_reset_at, n.reset_at
+         FROM users u LEFT JOIN next_traffic_resets n ON n.user_id = u.id
+        WHERE n.reset_at IS DISTINCT FROM
+              CASE WHEN NOT ${atMidnightSql('u.traffic_reset_at')} THEN u.traffic_reset_at END`,
+    )) as unknown[];
+    expect(differing).toEqual([]);
   });
 
   /** Sets both instances' clock to `at`. */
@@ -198,7 +216,7 @@ describe('plans: traffic resets each period, once, across instances (issue 45)',
     const runner = t.dataSource.createQueryRunner();
     await runner.startTransaction();
     try {
-      const [batch] = await runner.query(RESET_DUE_SQL, [
+      const [batch] = await runner.query(resetDueSql('id-range'), [
         new Date(Date.UTC(2100, 0, 1)),
         1,
         t.settings.trafficLimitDefaultBytes.toString(),
@@ -407,6 +425,71 @@ describe('plans: traffic resets each period, once, across instances (issue 45)',
     expect(started).toMatchObject({ active: true, waiting_first_use: false });
     const days = (Date.parse(started.expires_at) - Date.parse(started.starts_at!)) / DAY;
     expect(days).toBeCloseTo(12, 3);
+  });
+
+  it('between midnights the job reads only the next resets not at a midnight: a rolling month is reset then, a midnight reset at the next midnight', async () => {
+    await savePlan('rolling', { traffic_reset: 'rolling_month' }).expect(200);
+    await savePlan('daily-late', { traffic_reset: 'day' }).expect(200);
+    const [rolling] = await overLimitSubscribers('rolling', 1);
+    const late = await overLimitSubscribers('daily-late', 3);
+    const day = new Date(midnightAtOrBefore(new Date()).getTime() + 40 * DAY);
+    // The rolling month's reset falls at noon of that day.
+    const noon = new Date(day.getTime() + DAY / 2);
+    await t.dataSource.query(
+      `UPDATE users SET subscription_started_at = $2, traffic_reset_at = $3 WHERE id = $1`,
+      [rolling.user.id, new Date(noon.getTime() - 30 * DAY), noon],
+    );
+    /** How many of `users`' resets opened the period that began at `at`. */
+    const resetsAt = async (users: TestUser[], at: Date) =>
+      (await resetsOf(users)).filter((r) => r.period_start.getTime() === at.getTime()).length;
+    const minutes = (m: number) => new Date(day.getTime() + m * 60_000);
+    /**
+     * Sets one of `late` back to `at`, a midnight that passed, as a transaction that commits late
+     * would (one whose reset the job already took for that midnight could not be told apart).
+     */
+    const setLate = (user: TestUser, at: Date) =>
+      t.dataSource.query(`UPDATE users SET traffic_reset_at = $2 WHERE id = $1`, [
+        user.user.id,
+        at,
+      ]);
+
+    // Ten minutes after that midnight, a run reads `users` (every user due by then is reset), and
+    // a run that then finds nobody due records it.
+    clockAt(minutes(10));
+    await run();
+    expect(await run()).toEqual({ ran: true, reset: 0, batches: 0 });
+    expect(await t.app.get(UserTrafficRepository).sweptUntil()).toEqual(minutes(10));
+
+    // A reset at that midnight appearing afterwards is not read before the next midnight; the
+    // rolling month at noon is, through `next_traffic_resets`.
+    await setLate(late[0], day);
+    clockAt(new Date(noon.getTime() + 1000));
+    expect(await run()).toEqual({ ran: true, reset: 1, batches: 1 });
+    expect(await resetsOf([rolling])).toEqual([
+      { user_id: rolling.user.id, period_start: noon, before: '1500000' },
+    ]);
+    expect(await resetsAt([late[0]], day)).toBe(0);
+    expect((await me(rolling)).traffic.resets_at).toBe(
+      new Date(noon.getTime() + 30 * DAY).toISOString(),
+    );
+
+    // After the next midnight it is read, and for SWEEP_SETTLE_MS after it each run reads again.
+    const next = new Date(day.getTime() + DAY);
+    const after = (m: number) => new Date(next.getTime() + m * 60_000);
+    clockAt(after(1));
+    await run();
+    expect(await resetsAt([late[0]], day)).toBe(1);
+    expect(await run()).toEqual({ ran: true, reset: 0, batches: 0 });
+    await setLate(late[1], day);
+    clockAt(after(SWEEP_SETTLE_MS / 60_000 - 1));
+    expect((await run()).reset).toBe(1);
+    expect(await resetsAt([late[1]], day)).toBe(1);
+    clockAt(after(SWEEP_SETTLE_MS / 60_000 + 1));
+    expect(await run()).toEqual({ ran: true, reset: 0, batches: 0 });
+    await setLate(late[2], day);
+    clockAt(after(SWEEP_SETTLE_MS / 60_000 + 2));
+    expect(await run()).toEqual({ ran: true, reset: 0, batches: 0 });
+    expect(await resetsAt([late[2]], day)).toBe(0);
   });
 
   it('plan fields: validated, and omitted keeps the plan its own', async () => {

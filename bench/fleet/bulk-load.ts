@@ -1,15 +1,17 @@
 /**
  * Bulk-loads a `bench:fleet` fleet into the service's database, not through the API: accounts
- * with running monthly subscriptions, a signed-in session for each online account, and nodes that
- * are registered, provisioned and online. Each table is filled by `INSERT … SELECT … FROM
- * generate_series` inside PostgreSQL: the rows are made where they are stored, as fast as COPY and
- * with nothing sent over the wire, in batches so that a million accounts need neither much memory
- * nor one huge transaction. Ids come from the formulas of plan.ts, which the workers share.
+ * with running monthly subscriptions (a rolling month's traffic reset each), a signed-in session
+ * for each online account, and nodes that are registered, provisioned and online. Each table is
+ * filled by `INSERT … SELECT … FROM generate_series` inside PostgreSQL: the rows are made where
+ * they are stored, as fast as COPY and with nothing sent over the wire, in batches so that a
+ * million accounts need neither much memory nor one huge transaction. Ids come from the formulas
+ * of plan.ts, which the workers share.
  */
 import { createHash } from 'node:crypto';
 import { LinkTokens } from '../../src/devices/link-tokens';
 import { SHARE_BUCKETS } from '../../src/devices/share';
 import { chooseNodes, idHash } from '../../src/nodes/routing.service';
+import { ROLLING_MONTH_DAYS } from '../../src/users/traffic-reset';
 import type { Fixture } from '../lib/fixture';
 import {
   type FleetScale,
@@ -28,15 +30,24 @@ import {
 type Sql = Fixture['sql'];
 const BATCH = 250_000;
 
-/** Accounts 1..users, subscribed to the demo plan `monthly` for 30 days. */
+/**
+ * Accounts 1..users, subscribed to the demo plan `monthly` for 30 days, its traffic reset every
+ * rolling month: the subscriptions started at minutes spread over the last 30 days, so that each
+ * minute some reach their reset (about 23 a minute at a million accounts), as in a live service.
+ */
 export async function loadAccounts(sql: Sql, scale: FleetScale): Promise<void> {
+  await sql(`UPDATE plans SET traffic_reset = 'rolling_month' WHERE name = 'monthly'`);
   for (let from = 1; from <= scale.users; from += BATCH) {
     const to = Math.min(scale.users, from + BATCH - 1);
     await sql(
-      `INSERT INTO users (id, seed_hash, plan_name, subscription_expires_at, created_at)
+      `INSERT INTO users (id, seed_hash, plan_name, subscription_expires_at, created_at,
+                          subscription_started_at, traffic_reset_at)
        SELECT ${fleetUserSql('g')}, md5('fleet-seed-' || g), 'monthly',
-              now() + interval '30 days', now() - interval '60 days'
-         FROM generate_series($1::int, $2::int) g`,
+              now() + interval '30 days', now() - interval '60 days',
+              s.started, s.started + make_interval(days => ${ROLLING_MONTH_DAYS})
+         FROM generate_series($1::int, $2::int) g,
+              LATERAL (SELECT now() - make_interval(
+                mins => ((g::bigint * 7919) % ${ROLLING_MONTH_DAYS * 1440})::int) AS started) s`,
       [from, to],
     );
   }

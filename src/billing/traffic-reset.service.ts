@@ -5,11 +5,29 @@ import { uuidRangesDescending } from '../common/uuid';
 import { AdvisoryLocks } from '../database/advisory-lock';
 import { JOBS } from '../scheduler/intervals';
 import { JobRunner } from '../scheduler/job-runner.service';
+import { midnightAtOrBefore } from '../users/traffic-reset';
 import { UserTrafficRepository } from '../users/user-traffic.repository';
 import { Clock } from './clock';
 
 /** Users per statement of the reset job: each batch is one short transaction. */
 export const TRAFFIC_RESET_BATCH = 1_000;
+
+/**
+ * How long after a midnight the job still reads `users`: a transaction that set a reset at that
+ * midnight just before it, and commits only after a read that found nobody due, is found by a
+ * later read of the same night.
+ */
+export const SWEEP_SETTLE_MS = 5 * 60_000;
+
+/**
+ * Whether a run at `now` must read `users` for due users: a midnight, where every `day`, `week`
+ * and `month` reset falls, has passed since the last read that found nobody due (`sweptUntil`,
+ * SWEEP_SETTLE_MS after it at the earliest), or there was none (or one ahead of the clock).
+ */
+export function sweepDue(now: Date, sweptUntil: Date | null): boolean {
+  if (sweptUntil === null || sweptUntil > now) return true;
+  return midnightAtOrBefore(now).getTime() > sweptUntil.getTime() - SWEEP_SETTLE_MS;
+}
 
 export interface TrafficResetReport {
   /** False when another instance was running it. */
@@ -51,11 +69,15 @@ export class TrafficResetService implements OnModuleInit {
   }
 
   /**
-   * Sweeps the due users in batches of about `batch`, by id range from the highest ids down:
-   * traffic reports lock their users from the lowest id up, so a report meets the sweep's rows
-   * once and waits for one batch at most, where batches of users taken at random would hold some
-   * of its users in nearly every batch. Ends when every range is done (users a report held are the
-   * next run's) or `signal` stops it between batches.
+   * Resets the due users. After a midnight (`sweepDue`) every user is counted in `users`; else
+   * only those whose reset is not at a midnight, in `next_traffic_resets` (migration 0027). A
+   * batch's worth or fewer of the latter, as in most runs, are one batch found through that table's
+   * index; otherwise the due users are swept in batches of about `batch` by id range from the
+   * highest ids down: traffic reports lock their users from the lowest id up, so a report meets the
+   * sweep's rows once and waits for one batch at most, where batches of users taken at random would
+   * hold some of its users in nearly every batch. Ends when every range is done (users a report
+   * held are the next run's) or `signal` stops it between batches. A count of `users` that finds
+   * nobody due is recorded, and is the last until the next midnight.
    */
   private async resetDue(
     signal?: AbortSignal,
@@ -63,8 +85,13 @@ export class TrafficResetService implements OnModuleInit {
   ): Promise<TrafficResetReport> {
     const report = { ran: true, reset: 0, batches: 0 };
     const now = new Date(this.clock.now());
-    const due = await this.traffic.countResetsDue(now);
-    if (due === 0) return report;
+    const sweep = sweepDue(now, await this.traffic.sweptUntil());
+    const due = await this.traffic.countResetsDue(now, sweep);
+    if (due === 0) {
+      if (sweep) await this.traffic.recordSwept(now);
+      return report;
+    }
+    const source = !sweep && due <= batch ? 'next-resets' : 'id-range';
     for (const ids of uuidRangesDescending(Math.ceil(due / batch))) {
       for (;;) {
         if (signal?.aborted) return report;
@@ -73,6 +100,7 @@ export class TrafficResetService implements OnModuleInit {
           batch,
           this.settings.trafficLimitDefaultBytes,
           ids,
+          source,
         );
         report.batches += 1;
         report.reset += done.reset;

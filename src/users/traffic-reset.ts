@@ -24,7 +24,7 @@ export function nextResetAfter(
   after: Date,
 ): Date | null {
   const t = after.getTime();
-  const midnight = t - (((t % DAY_MS) + DAY_MS) % DAY_MS);
+  const midnight = midnightAtOrBefore(after).getTime();
   switch (reset) {
     case 'none':
       return null;
@@ -80,3 +80,15 @@ export const userNextResetSql = (planName: string, anchor: string, after: string
 
 /** SQL: what a `rolling_month` of user `u` counts from: its start, else the latest it starts. */
 export const RESET_ANCHOR_SQL = `COALESCE(u.subscription_started_at, u.subscription_on_hold_until)`;
+
+/**
+ * SQL: the timestamptz expression `at` is at 00:00 UTC, where every `day`, `week` and `month`
+ * reset falls (a `rolling_month`'s only by chance).
+ */
+export const atMidnightSql = (at: string): string => `((${at}) AT TIME ZONE 'UTC')::time = '00:00'`;
+
+/** The latest 00:00 UTC at or before `at`. */
+export function midnightAtOrBefore(at: Date): Date {
+  const t = at.getTime();
+  return new Date(t - (((t % DAY_MS) + DAY_MS) % DAY_MS));
+}

@@ -6,7 +6,7 @@ import { bigintArray, preparedRows, sqlRows, uuidArray } from '../database/sql';
 import { type Uuid, type UuidRange, WHOLE_UUID_RANGE } from '../common/uuid';
 import { subscriptionActiveSql } from './subscription-active';
 import { defaultLimitSql, EFFECTIVE_LIMIT_SQL, OVER_LIMIT_SQL } from './traffic-limit';
-import { nextResetSql, RESET_ANCHOR_SQL, userNextResetSql } from './traffic-reset';
+import { atMidnightSql, nextResetSql, RESET_ANCHOR_SQL, userNextResetSql } from './traffic-reset';
 
 /** A user's traffic as the proxy sees it: the limit that applies now, the use, the subscription. */
 export interface TrafficStanding {
@@ -109,15 +109,40 @@ export const ADD_TRAFFIC_SQL = `WITH added AS (
 const atMostBigintMax = (bytes: ByteCount): ByteCount => (bytes > BIGINT_MAX ? BIGINT_MAX : bytes);
 
 /**
+ * Where a batch of the reset job finds its due users: by a range of their ids in `users` (after a
+ * midnight, or many due), or through `next_traffic_resets`' index on the time (a few resets not at
+ * a midnight, as in most minutes: no read of `users` beyond them). Migration 0027 says why.
+ */
+export type ResetDueSource = 'id-range' | 'next-resets';
+
+const DUE_USERS: Record<ResetDueSource, string> = {
+  'id-range': 'u.id > $4::uuid AND u.id <= $5::uuid',
+  'next-resets': `u.id IN (SELECT n.user_id FROM next_traffic_resets n
+                             WHERE n.reset_at <= $1::timestamptz
+                               AND n.user_id > $4::uuid AND n.user_id <= $5::uuid
+                             ORDER BY n.reset_at LIMIT $2)`,
+};
+
+/** `$1` the service's clock: the users due then whose reset is not at a midnight. */
+export const COUNT_NEXT_RESETS_DUE_SQL = `SELECT count(*)::int AS n FROM next_traffic_resets
+  WHERE reset_at <= $1::timestamptz`;
+
+/** `$1` the service's clock: every user due then, read from `users` (a scan). */
+export const COUNT_RESETS_DUE_SQL = `SELECT count(*)::int AS n FROM users
+  WHERE traffic_reset_at <= $1::timestamptz`;
+
+/**
  * One batch of the reset job (`UserTrafficRepository.resetDue`): `$1` the service's clock,
  * `$2` the most users it takes, `$3` TRAFFIC_LIMIT_DEFAULT_BYTES, and the users with ids in
- * (`$4`, `$5`]. Only the users a reset takes back under their limit are a credential change for the
- * nodes (the others never left them). The traffic warnings of the period a reset ends go with it
- * (their key is the reset that ends their period), so that table holds at most a period's worth.
+ * (`$4`, `$5`], found as `source` says. Only the users a reset takes back under their limit are a
+ * credential change for the nodes (the others never left them). The traffic warnings of the period
+ * a reset ends go with it (their key is the reset that ends their period), so that table holds at
+ * most a period's worth. The batch keeps its users' rows of `next_traffic_resets` itself, in two
+ * statements for the whole batch instead of the users trigger's one for each user (migration 0027).
  */
-export const RESET_DUE_SQL = `WITH recorded_here AS MATERIALIZED (
-         -- Before any row: this statement records its users' credential changes itself, once
-         -- (migration 0024), so the users row trigger leaves their used-traffic decrease alone.
+export const resetDueSql = (source: ResetDueSource): string => `WITH recorded_here AS MATERIALIZED (
+         -- Before any row: this statement records its users' credential changes and next resets
+         -- itself, once (migrations 0024, 0027), so the users row triggers leave them alone.
          SELECT set_config('vpn.resets_recorded', 'on', true) AS marked
        ), due AS (
          SELECT u.id, u.traffic_used_bytes AS before, u.traffic_reset_at AS period_start,
@@ -125,7 +150,7 @@ export const RESET_DUE_SQL = `WITH recorded_here AS MATERIALIZED (
                 ${nextResetSql('p.traffic_reset', 'p.reset_day', RESET_ANCHOR_SQL, '$1::timestamptz')} AS next_at
            FROM users u LEFT JOIN plans p ON p.name = u.plan_name CROSS JOIN recorded_here
                 CROSS JOIN ${defaultLimitSql('$3')}
-          WHERE u.traffic_reset_at <= $1::timestamptz AND u.id > $4::uuid AND u.id <= $5::uuid
+          WHERE u.traffic_reset_at <= $1::timestamptz AND ${DUE_USERS[source]}
           LIMIT $2
           FOR NO KEY UPDATE OF u SKIP LOCKED
        ), reset AS (
@@ -137,7 +162,19 @@ export const RESET_DUE_SQL = `WITH recorded_here AS MATERIALIZED (
           -- The ids as an array too: the rows are found through the primary key whatever the
           -- planner makes of the CTE (it joined by hashing the whole table below a million rows).
           WHERE u.id = ANY((SELECT array_agg(id) FROM due)::uuid[]) AND u.id = d.id
-         RETURNING u.id, d.before, d.period_start, d.running AND d.next_at IS NOT NULL AS done, d.over
+         RETURNING u.id, d.before, d.period_start, d.running AND d.next_at IS NOT NULL AS done, d.over,
+                   u.traffic_reset_at AS next_reset
+       ), next_kept AS (
+         -- Only resets not at a midnight have rows (migration 0027): none in a mass reset there.
+         INSERT INTO next_traffic_resets (user_id, reset_at)
+         SELECT id, next_reset FROM reset
+          WHERE next_reset IS NOT NULL AND NOT ${atMidnightSql('next_reset')}
+         ON CONFLICT (user_id) DO UPDATE SET reset_at = EXCLUDED.reset_at
+       ), next_dropped AS (
+         DELETE FROM next_traffic_resets n
+          WHERE n.user_id = ANY((SELECT array_agg(id) FROM reset
+                                  WHERE NOT ${atMidnightSql('period_start')}
+                                    AND (next_reset IS NULL OR ${atMidnightSql('next_reset')}))::uuid[])
        ), recorded AS (
          INSERT INTO traffic_resets (user_id, period_start, bytes_before, reset_at)
          SELECT id, period_start, before, $1::timestamptz FROM reset WHERE done
@@ -156,6 +193,11 @@ export const RESET_DUE_SQL = `WITH recorded_here AS MATERIALIZED (
               -- Last, after every row (the trigger's condition is read as each row changes): a
               -- later statement of the same transaction gets the trigger again.
               set_config('vpn.resets_recorded', '', true) AS unmarked`;
+
+const RESET_DUE: Record<ResetDueSource, string> = {
+  'id-range': resetDueSql('id-range'),
+  'next-resets': resetDueSql('next-resets'),
+};
 
 /**
  * Users' traffic, in their own columns: the counters the proxy's reports add to, the per-user
@@ -291,16 +333,36 @@ export class UserTrafficRepository {
   }
 
   /**
-   * Users whose reset is due at `now` (the service's clock): a scan of `users`, once a run, since
-   * the column has no index (migration 0026).
+   * Users whose reset is due at `now` (the service's clock): with `everyUser`, all of them, read
+   * from `users` (a scan); else those whose reset is not at a midnight, from `next_traffic_resets`'
+   * index (migration 0027).
    */
-  async countResetsDue(now: Date): Promise<number> {
+  async countResetsDue(now: Date, everyUser: boolean): Promise<number> {
     const [row] = await sqlRows<{ n: number }>(
       this.txHost.tx,
-      `SELECT count(*)::int AS n FROM users WHERE traffic_reset_at <= $1::timestamptz`,
+      everyUser ? COUNT_RESETS_DUE_SQL : COUNT_NEXT_RESETS_DUE_SQL,
       [now],
     );
     return row.n;
+  }
+
+  /** When the reset job last found nobody due in `users`; null before its first time. */
+  async sweptUntil(): Promise<Date | null> {
+    const [row] = await sqlRows<{ at: Date }>(
+      this.txHost.tx,
+      `SELECT swept_until AS at FROM traffic_reset_sweeps`,
+    );
+    return row?.at ?? null;
+  }
+
+  /** Records that the reset job found nobody due in `users` at `at`. */
+  async recordSwept(at: Date): Promise<void> {
+    await sqlRows(
+      this.txHost.tx,
+      `INSERT INTO traffic_reset_sweeps (id, swept_until) VALUES (true, $1)
+       ON CONFLICT (id) DO UPDATE SET swept_until = EXCLUDED.swept_until`,
+      [at],
+    );
   }
 
   /**
@@ -317,8 +379,9 @@ export class UserTrafficRepository {
     batch: number,
     defaultBytes: bigint,
     ids: UuidRange = WHOLE_UUID_RANGE,
+    source: ResetDueSource = 'id-range',
   ): Promise<ResetBatch> {
-    const [row] = await sqlRows<ResetBatch>(this.txHost.tx, RESET_DUE_SQL, [
+    const [row] = await sqlRows<ResetBatch>(this.txHost.tx, RESET_DUE[source], [
       now,
       batch,
       defaultBytes.toString(),
