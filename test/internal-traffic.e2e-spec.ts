@@ -4,6 +4,7 @@ import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adap
 import { canonicalUuid } from '../src/common/uuid';
 import { isDatabaseUnavailable } from '../src/database/postgres-errors';
 import { InternalCleanupJob } from '../src/internal/internal.jobs';
+import { InternalRepository } from '../src/internal/internal.repository';
 import { InternalService } from '../src/internal/internal.service';
 import type { TrafficReport } from '../src/internal/traffic-report.pipe';
 import {
@@ -294,6 +295,29 @@ describe('internal: traffic reports count every byte exactly once', () => {
       expect(totals.get(id)).toBe(expected);
     }
   }, 120_000);
+
+  it("a batch's first statement, its reports' record, orders the joins for the counters after it", async () => {
+    const node = await newNode();
+    const txHost = t.app.get<TransactionHost<TransactionalAdapterTypeOrm>>(TransactionHost);
+    const planner = async () =>
+      (
+        (await txHost.tx.query(
+          `SELECT current_setting('enable_hashjoin') AS hash, current_setting('enable_seqscan') AS seq,
+                  current_setting('enable_bitmapscan') AS bitmap`,
+        )) as Record<string, string>[]
+      )[0];
+    const seen = await txHost.withTransaction(async () => {
+      const before = await planner();
+      await t.app
+        .get(InternalRepository)
+        .recordReports([{ nodeId: node, reportId: randomUUID(), entries: 1 }]);
+      return { before, after: await planner() };
+    });
+    expect(seen).toEqual({
+      before: { hash: 'on', seq: 'on', bitmap: 'on' },
+      after: { hash: 'off', seq: 'off', bitmap: 'off' },
+    });
+  });
 
   it("the counters' ordered joins last until the transaction ends, not on the pooled connection", async () => {
     const [id] = await users(1);

@@ -453,10 +453,23 @@ describe('plans: traffic resets each period, once, across instances (issue 45)',
         at,
       ]);
 
-    // Ten minutes after that midnight, a run reads `users` (every user due by then is reset), and
-    // a run that then finds nobody due records it.
-    clockAt(minutes(10));
+    // A minute after that midnight, a run reads `users` (every user due by then is reset); the
+    // next finds nobody due at a midnight and records it, while a rolling month that fell due
+    // between them is reset through `next_traffic_resets` (as in every minute of a large fleet).
+    const [early] = await overLimitSubscribers('rolling', 1);
+    await t.dataSource.query(
+      `UPDATE users SET subscription_started_at = $2, traffic_reset_at = $3 WHERE id = $1`,
+      [early.user.id, new Date(minutes(1.5).getTime() - 30 * DAY), minutes(1.5)],
+    );
+    clockAt(minutes(1));
     await run();
+    clockAt(minutes(2));
+    expect(await run()).toEqual({ ran: true, reset: 1, batches: 1 });
+    expect(await t.app.get(UserTrafficRepository).sweptUntil()).toEqual(minutes(2));
+    expect(await resetsAt([early], minutes(1.5))).toBe(1);
+    // Within SWEEP_SETTLE_MS of the midnight it reads `users` again; ten minutes on, for the last
+    // time that night.
+    clockAt(minutes(10));
     expect(await run()).toEqual({ ran: true, reset: 0, batches: 0 });
     expect(await t.app.get(UserTrafficRepository).sweptUntil()).toEqual(minutes(10));
 

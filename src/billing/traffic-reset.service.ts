@@ -6,7 +6,7 @@ import { AdvisoryLocks } from '../database/advisory-lock';
 import { JOBS } from '../scheduler/intervals';
 import { JobRunner } from '../scheduler/job-runner.service';
 import { midnightAtOrBefore } from '../users/traffic-reset';
-import { UserTrafficRepository } from '../users/user-traffic.repository';
+import { type ResetDueSource, UserTrafficRepository } from '../users/user-traffic.repository';
 import { Clock } from './clock';
 
 /** Users per statement of the reset job: each batch is one short transaction. */
@@ -69,29 +69,42 @@ export class TrafficResetService implements OnModuleInit {
   }
 
   /**
-   * Resets the due users. After a midnight (`sweepDue`) every user is counted in `users`; else
-   * only those whose reset is not at a midnight, in `next_traffic_resets` (migration 0027). A
-   * batch's worth or fewer of the latter, as in most runs, are one batch found through that table's
-   * index; otherwise the due users are swept in batches of about `batch` by id range from the
-   * highest ids down: traffic reports lock their users from the lowest id up, so a report meets the
-   * sweep's rows once and waits for one batch at most, where batches of users taken at random would
-   * hold some of its users in nearly every batch. Ends when every range is done (users a report
-   * held are the next run's) or `signal` stops it between batches. A count of `users` that finds
-   * nobody due is recorded, and is the last until the next midnight.
+   * Resets the due users. After a midnight (`sweepDue`), the users due at a midnight are counted in
+   * `users`: when there are some, every due user is swept by id range; when there are none, that
+   * is recorded, the last such count until the next midnight. Otherwise the users whose reset is
+   * not at a midnight are counted in `next_traffic_resets` (migration 0027): a batch's worth or
+   * fewer, as in most runs, are one batch found through that table's index, more are swept.
    */
   private async resetDue(
     signal?: AbortSignal,
     batch = TRAFFIC_RESET_BATCH,
   ): Promise<TrafficResetReport> {
-    const report = { ran: true, reset: 0, batches: 0 };
     const now = new Date(this.clock.now());
-    const sweep = sweepDue(now, await this.traffic.sweptUntil());
-    const due = await this.traffic.countResetsDue(now, sweep);
-    if (due === 0) {
-      if (sweep) await this.traffic.recordSwept(now);
-      return report;
+    if (sweepDue(now, await this.traffic.sweptUntil())) {
+      const due = await this.traffic.countResetsDue(now, 'at-midnight');
+      if (due > 0) return this.sweep(now, due, 'id-range', batch, signal);
+      await this.traffic.recordSwept(now);
     }
-    const source = !sweep && due <= batch ? 'next-resets' : 'id-range';
+    const due = await this.traffic.countResetsDue(now, 'not-at-midnight');
+    return this.sweep(now, due, due <= batch ? 'next-resets' : 'id-range', batch, signal);
+  }
+
+  /**
+   * Resets about `due` due users in batches of about `batch`, each found as `source` says, by id
+   * range from the highest ids down: traffic reports lock their users from the lowest id up, so a
+   * report meets the sweep's rows once and waits for one batch at most, where batches of users
+   * taken at random would hold some of its users in nearly every batch. Ends when every range is
+   * done (users a report held are the next run's) or `signal` stops it between batches.
+   */
+  private async sweep(
+    now: Date,
+    due: number,
+    source: ResetDueSource,
+    batch: number,
+    signal?: AbortSignal,
+  ): Promise<TrafficResetReport> {
+    const report = { ran: true, reset: 0, batches: 0 };
+    if (due === 0) return report;
     for (const ids of uuidRangesDescending(Math.ceil(due / batch))) {
       for (;;) {
         if (signal?.aborted) return report;

@@ -239,10 +239,11 @@ export class InternalService {
     const days = nodeDays(
       applied.map(({ index, counted }) => ({ nodeId: reports[index].nodeId, counted })),
     );
+    // Counted bytes mean a live node, whose record (the first statement) ordered the joins.
     const added =
       tally.ids.length === 0
         ? { overLimit: [], crossed: [], missing: [], firstUse: [] }
-        : await this.users.addTraffic(tally, this.defaultLimit());
+        : await this.users.addTraffic(tally, this.defaultLimit(), true);
     const devices = deviceTally.columns();
     const online = sightings.flatMap((i) => reports[i].online.map((c) => c.deviceId));
     // The devices' rows of both the bytes and the connections, locked in one pass in id order

@@ -67,9 +67,9 @@ export const trafficStandingsSql = (ids: string, fallback: string): string =>
  * let the planner scan the table itself first, in its physical order. Transaction-local
  * (`set_config(…, true)`): the pooled connection plans as before once the transaction ends.
  */
-export const ORDERED_JOINS = `SELECT set_config('enable_hashjoin', 'off', true),
-                                    set_config('enable_seqscan', 'off', true),
-                                    set_config('enable_bitmapscan', 'off', true)`;
+export const ORDERED_JOINS_SETTINGS = `set_config('enable_hashjoin', 'off', true),
+  set_config('enable_seqscan', 'off', true), set_config('enable_bitmapscan', 'off', true)`;
+export const ORDERED_JOINS = `SELECT ${ORDERED_JOINS_SETTINGS}`;
 
 /** The largest value of a bigint column: a traffic counter stops there. */
 export const BIGINT_MAX = 9223372036854775807n;
@@ -123,13 +123,16 @@ const DUE_USERS: Record<ResetDueSource, string> = {
                              ORDER BY n.reset_at LIMIT $2)`,
 };
 
-/** `$1` the service's clock: the users due then whose reset is not at a midnight. */
-export const COUNT_NEXT_RESETS_DUE_SQL = `SELECT count(*)::int AS n FROM next_traffic_resets
-  WHERE reset_at <= $1::timestamptz`;
-
-/** `$1` the service's clock: every user due then, read from `users` (a scan). */
-export const COUNT_RESETS_DUE_SQL = `SELECT count(*)::int AS n FROM users
-  WHERE traffic_reset_at <= $1::timestamptz`;
+/**
+ * `$1` the service's clock: the users due then, those whose reset is at a midnight read from
+ * `users` (a scan), the others from `next_traffic_resets`' index.
+ */
+export const COUNT_RESETS_DUE_SQL = {
+  'at-midnight': `SELECT count(*)::int AS n FROM users
+    WHERE traffic_reset_at <= $1::timestamptz AND ${atMidnightSql('traffic_reset_at')}`,
+  'not-at-midnight': `SELECT count(*)::int AS n FROM next_traffic_resets
+    WHERE reset_at <= $1::timestamptz`,
+} as const;
 
 /**
  * One batch of the reset job (`UserTrafficRepository.resetDue`): `$1` the service's clock,
@@ -242,14 +245,17 @@ export class UserTrafficRepository {
    * separate locking pass over the rows. `entries` pairs user ids with counted bytes, in any
    * order, an id as often as it comes (its bytes are summed); call inside a transaction, whose
    * later statements keep the ordered joins (the traffic batch's are all lookups by key).
+   * `joinsOrdered`: an earlier statement of the transaction set them already (`ORDERED_JOINS_SETTINGS`
+   * in its select list), one round trip fewer.
    */
   async addTraffic(
     entries: { ids: readonly Uuid[]; bytes: readonly ByteCount[] },
     defaultBytes: bigint,
+    joinsOrdered = false,
   ): Promise<TrafficAdded> {
     const { ids, bytes } = sumByUser(entries.ids, entries.bytes);
     const idArray = uuidArray(ids);
-    await preparedRows(this.txHost.tx, ORDERED_JOINS, []);
+    if (!joinsOrdered) await preparedRows(this.txHost.tx, ORDERED_JOINS, []);
     // Planned at each call, not prepared: the join the planner picks depends on how many users.
     const [row] = await sqlRows<{
       updated: number;
@@ -333,16 +339,11 @@ export class UserTrafficRepository {
   }
 
   /**
-   * Users whose reset is due at `now` (the service's clock): with `everyUser`, all of them, read
-   * from `users` (a scan); else those whose reset is not at a midnight, from `next_traffic_resets`'
-   * index (migration 0027).
+   * Users whose reset is due at `now` (the service's clock), those whose reset is at a midnight
+   * (a scan of `users`) or the others (`next_traffic_resets`' index): migration 0027.
    */
-  async countResetsDue(now: Date, everyUser: boolean): Promise<number> {
-    const [row] = await sqlRows<{ n: number }>(
-      this.txHost.tx,
-      everyUser ? COUNT_RESETS_DUE_SQL : COUNT_NEXT_RESETS_DUE_SQL,
-      [now],
-    );
+  async countResetsDue(now: Date, which: keyof typeof COUNT_RESETS_DUE_SQL): Promise<number> {
+    const [row] = await sqlRows<{ n: number }>(this.txHost.tx, COUNT_RESETS_DUE_SQL[which], [now]);
     return row.n;
   }
 
