@@ -13,20 +13,23 @@ import { Clock } from './clock';
 export const TRAFFIC_RESET_BATCH = 1_000;
 
 /**
- * How long after a midnight the job still reads `users`: a transaction that set a reset at that
- * midnight just before it, and commits only after a read that found nobody due, is found by a
- * later read of the same night.
+ * How long after a midnight the job reads `users` once more: a transaction that set a reset at
+ * that midnight just before it, and committed only after the first read found nobody due, has
+ * ended by then.
  */
 export const SWEEP_SETTLE_MS = 5 * 60_000;
 
 /**
- * Whether a run at `now` must read `users` for due users: a midnight, where every `day`, `week`
- * and `month` reset falls, has passed since the last read that found nobody due (`sweptUntil`,
- * SWEEP_SETTLE_MS after it at the earliest), or there was none (or one ahead of the clock).
+ * Whether a run at `now` must read `users` for users due at a midnight, where every `day`, `week`
+ * and `month` reset falls: none has found nobody due since the last midnight (`sweptUntil`), or
+ * none since SWEEP_SETTLE_MS after it, once that has passed; or there was none (or one ahead of
+ * the clock). A night's reads are then two, until each finds nobody due.
  */
 export function sweepDue(now: Date, sweptUntil: Date | null): boolean {
   if (sweptUntil === null || sweptUntil > now) return true;
-  return midnightAtOrBefore(now).getTime() > sweptUntil.getTime() - SWEEP_SETTLE_MS;
+  const settled = midnightAtOrBefore(now).getTime() + SWEEP_SETTLE_MS;
+  const swept = sweptUntil.getTime();
+  return swept < settled - SWEEP_SETTLE_MS || (swept < settled && now.getTime() >= settled);
 }
 
 export interface TrafficResetReport {
