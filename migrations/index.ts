@@ -24,6 +24,7 @@ import { BulkResetCredentials0024 } from './0024-bulk-reset-credentials';
 import { PlanDisplay0025 } from './0025-plan-display';
 import { HotTrafficResets0026 } from './0026-hot-traffic-resets';
 import { NextTrafficResets0027 } from './0027-next-traffic-resets';
+import { DeviceConnectionsNow0028 } from './0028-device-connections-now';
 
 /** Every migration in order; the numbers in the file names are their order. */
 export const MIGRATIONS = [
@@ -53,4 +54,5 @@ export const MIGRATIONS = [
   PlanDisplay0025,
   HotTrafficResets0026,
   NextTrafficResets0027,
+  DeviceConnectionsNow0028,
 ];

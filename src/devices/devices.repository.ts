@@ -4,6 +4,7 @@ import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-t
 import { preparedRows, sqlRows } from '../database/sql';
 import { defaultLimitSql, EFFECTIVE_LIMIT_SQL } from '../users/traffic-limit';
 import { shareBucket } from './share';
+import type { PresenceRecord } from './presence.repository';
 
 export type DeviceSource = 'hwid' | 'app' | 'link';
 
@@ -34,6 +35,11 @@ export interface DeviceMarks {
   /** Changes of node or network within the current 10-minute window. */
   switches: number;
   switchesSince: Date | null;
+}
+
+/** A device a traffic batch locked: its marks, and its newest connection where recorded. */
+export interface LockedDevice extends DeviceMarks {
+  connection: PresenceRecord | null;
 }
 
 /** What tells a fetch's device apart: its HWID's hash, or the app's name. */
@@ -199,19 +205,20 @@ export class DevicesRepository {
    * Locks the rows of the devices `ids` (ascending) in id order, until the transaction ends, so
    * that reports naming one device from two nodes at once take turns; adds each line's raw bytes
    * and marks its device seen on its node (a device that is not its user's, or gone, is skipped);
-   * and answers the locked devices' presence marks (ascending ids; devices that do not exist are
-   * left out), as they are after any wait for a lock. `lines` must name only devices of `ids`, in
-   * ascending order. One statement: the whole lock pass runs before the counters' UPDATE takes a
-   * row, since the UPDATE's condition on the pass is uncorrelated, evaluated once up front (a join
-   * with the pass instead was planned as a nested loop over it, quadratic in the devices). (The
-   * devices' connections are read after this, in a statement of their own: one that waited for a
-   * lock sees only rows committed before it started.)
+   * and answers the locked devices' presence marks and newest connections (ascending ids; devices
+   * that do not exist are left out), as they are after any wait for a lock: the connections are
+   * read by `device_connections` (migration 0028) with a snapshot of its own, taken once the last
+   * lock is held (its argument reads every locked row first), where the statement's own would miss
+   * what the batch it waited for wrote. `lines` must name only devices of `ids`, in ascending order.
+   * One statement: the whole lock pass runs before the counters' UPDATE takes a row, since the
+   * UPDATE's condition on the pass is uncorrelated, evaluated once up front (a join with the pass
+   * instead was planned as a nested loop over it, quadratic in the devices).
    */
-  lockAndAddTraffic(
+  async lockAndAddTraffic(
     ids: string[],
     lines: { ids: string[]; userIds: string[]; up: bigint[]; down: bigint[]; nodeIds: string[] },
-  ): Promise<DeviceMarks[]> {
-    return preparedRows<DeviceMarks>(
+  ): Promise<LockedDevice[]> {
+    const rows = await preparedRows<DeviceMarks & Partial<Omit<PresenceRecord, 'deviceId'>>>(
       this.txHost.tx,
       `WITH locked AS MATERIALIZED (
          SELECT id, address_hint, switches, switches_since
@@ -225,10 +232,20 @@ export class DevicesRepository {
                 AS v(id, user_id, up, down, node_id)
           WHERE d.id = v.id AND d.user_id = v.user_id AND (SELECT count(*) FROM locked) > 0
        )
-       SELECT id, address_hint AS "addressHint", switches, switches_since AS "switchesSince"
-         FROM locked ORDER BY id`,
+       SELECT l.id, l.address_hint AS "addressHint", l.switches, l.switches_since AS "switchesSince",
+              c.node_id AS "nodeId", c.address, c.since, c.seen_at AS "seenAt"
+         FROM locked l
+         LEFT JOIN device_connections((SELECT array_agg(id) FROM locked)) c ON c.device_id = l.id
+        ORDER BY l.id`,
       [ids, lines.ids, lines.userIds, lines.up.map(String), lines.down.map(String), lines.nodeIds],
     );
+    return rows.map(({ nodeId, address, since, seenAt, ...marks }) => ({
+      ...marks,
+      connection:
+        nodeId && address && since && seenAt
+          ? { deviceId: marks.id, nodeId, address, since, seenAt }
+          : null,
+    }));
   }
 
   /** Sets what a device's list shows of its address, and its count of switches. */

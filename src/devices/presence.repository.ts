@@ -20,17 +20,6 @@ export interface PresenceRecord {
 export class PresenceRepository {
   constructor(private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>) {}
 
-  /** The newest connections of these devices, where recorded (callers lock the devices first). */
-  connectionsOf(deviceIds: string[]): Promise<PresenceRecord[]> {
-    return sqlRows<PresenceRecord>(
-      this.txHost.tx,
-      `SELECT device_id AS "deviceId", node_id AS "nodeId", host(address) AS address, since,
-              seen_at AS "seenAt"
-         FROM device_presence WHERE device_id = ANY($1::uuid[])`,
-      [deviceIds],
-    );
-  }
-
   /** Records each device's newest connection (devices that no longer exist are skipped). */
   async save(
     rows: { deviceId: string; nodeId: string; address: string; since: Date }[],

@@ -3,7 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { Transactional } from '@nestjs-cls/transactional';
 import { Metrics } from '../metrics/metrics.service';
 import { SWITCH_WINDOW_MS } from './devices.constants';
-import { type DeviceMarks, DevicesRepository } from './devices.repository';
+import { type DeviceMarks, DevicesRepository, type LockedDevice } from './devices.repository';
 import { type PresenceRecord, PresenceRepository } from './presence.repository';
 
 /** A connection a node reports: the device, its client address, since when. */
@@ -62,21 +62,19 @@ export class PresenceService {
   /**
    * Records what the nodes of a batch of traffic reports see, report after report, in the
    * caller's transaction, which has locked the devices' rows (`DevicesRepository.lockAndAddTraffic`,
-   * its rows given as `locked`; devices not among them do not exist and are left out). For each
-   * sighting, the devices its node should close (newer elsewhere, ascending ids). Only what changed
-   * is written, once per device: a connection reported again as it was is written again once its
-   * record is PRESENCE_REFRESH_MS old, a device's marks when they differ.
+   * its rows, with their connections as of their locks, given as `locked`; devices not among them
+   * do not exist and are left out). For each sighting, the devices its node should close (newer
+   * elsewhere, ascending ids). Only what changed is written, once per device: a connection reported
+   * again as it was is written again once its record is PRESENCE_REFRESH_MS old, a device's marks
+   * when they differ.
    */
   @Transactional()
-  async observeAll(sightings: NodeSighting[], locked: DeviceMarks[]): Promise<string[][]> {
-    const marks = new Map(locked.map((device) => [device.id, device]));
-    const seen = [
-      ...new Set(sightings.flatMap(({ online }) => online.map((c) => c.deviceId))),
-    ].filter((id) => marks.has(id));
-    if (seen.length === 0) return sightings.map(() => []);
-    const recorded = new Map(
-      (await this.presence.connectionsOf(seen)).map((row) => [row.deviceId, row]),
+  async observeAll(sightings: NodeSighting[], locked: LockedDevice[]): Promise<string[][]> {
+    const marks = new Map<string, DeviceMarks>(
+      locked.map(({ connection: _, ...device }) => [device.id, device]),
     );
+    const recorded = new Map<string, PresenceRecord>();
+    for (const { id, connection } of locked) if (connection) recorded.set(id, connection);
     const now = Date.now();
     const saved = new Map<string, PresenceRecord>();
     let switches = 0;
