@@ -102,10 +102,10 @@ async function main(): Promise<void> {
     let statements = 0;
     const now = new Date();
     const sweep = async (): Promise<number> => {
-      // As TrafficResetService sweeps after a midnight: the users due at one counted, then id
-      // ranges of about a batch each, highest ids first.
-      const due = (await job.query<{ n: number }>(COUNT_RESETS_DUE_SQL['at-midnight'], [now]))
-        .rows[0].n;
+      // As TrafficResetService sweeps after a midnight: the due users counted, then id ranges of
+      // about a batch each, highest ids first.
+      const due = (await job.query<{ n: number }>(COUNT_RESETS_DUE_SQL['in-users'], [now])).rows[0]
+        .n;
       const sql = resetDueSql('id-range');
       let done = 0;
       for (const ids of uuidRangesDescending(Math.ceil(due / BATCH))) {

@@ -34,11 +34,6 @@ export class NextTrafficResets0027 implements MigrationInterface {
     await queryRunner.query(
       `CREATE INDEX "IDX_next_traffic_resets_reset_at" ON "next_traffic_resets" ("reset_at")`,
     );
-    await queryRunner.query(
-      `INSERT INTO "next_traffic_resets" ("user_id", "reset_at")
-       SELECT "id", "traffic_reset_at" FROM "users"
-        WHERE "traffic_reset_at" IS NOT NULL AND NOT ${AT_MIDNIGHT('"traffic_reset_at"')}`,
-    );
     await queryRunner.query(`
           CREATE TABLE "traffic_reset_sweeps" (
               "id" boolean NOT NULL DEFAULT true,
@@ -77,6 +72,13 @@ export class NextTrafficResets0027 implements MigrationInterface {
           )
           EXECUTE FUNCTION users_next_reset_changed()
       `);
+    // After the triggers: creating them waited for every write of `users` in flight and holds off
+    // new ones until this migration commits, so the rows below miss none.
+    await queryRunner.query(
+      `INSERT INTO "next_traffic_resets" ("user_id", "reset_at")
+       SELECT "id", "traffic_reset_at" FROM "users"
+        WHERE "traffic_reset_at" IS NOT NULL AND NOT ${AT_MIDNIGHT('"traffic_reset_at"')}`,
+    );
   }
 
   public async down(queryRunner: QueryRunner): Promise<void> {

@@ -510,6 +510,56 @@ describe('plans: traffic resets each period, once, across instances (issue 45)',
     expect(await resetsAt([late[2]], day)).toBe(0);
   });
 
+  it("rows of next_traffic_resets left behind or missing (an older version's resets) neither hold up the job nor lose a reset", async () => {
+    await savePlan('rolling-drift', { traffic_reset: 'rolling_month' }).expect(200);
+    const [behind, missing] = await overLimitSubscribers('rolling-drift', 2);
+    const day = new Date(midnightAtOrBefore(new Date()).getTime() + 50 * DAY);
+    const at = (hours: number) => new Date(day.getTime() + hours * 3_600_000);
+    // `missing`'s reset falls two minutes after the next midnight, when every reset at that
+    // midnight is done: only a count of every due user finds it then.
+    const nextResets = { [behind.user.id]: at(6), [missing.user.id]: at(24 + 2 / 60) };
+    for (const [id, next] of Object.entries(nextResets)) {
+      await t.dataSource.query(
+        `UPDATE users SET subscription_started_at = $2, traffic_reset_at = $3 WHERE id = $1`,
+        [id, new Date(next.getTime() - 30 * DAY), next],
+      );
+    }
+    const repository = t.app.get(UserTrafficRepository);
+    clockAt(at(1 / 6));
+    await run();
+    expect(await run()).toEqual({ ran: true, reset: 0, batches: 0 });
+    // As an instance of the version before 0027 leaves them: one row behind its user's reset,
+    // one gone.
+    await t.dataSource.query(`UPDATE next_traffic_resets SET reset_at = $2 WHERE user_id = $1`, [
+      behind.user.id,
+      at(1),
+    ]);
+    await t.dataSource.query(`DELETE FROM next_traffic_resets WHERE user_id = $1`, [
+      missing.user.id,
+    ]);
+
+    // The row behind is not counted, so it sends the job to no batch, let alone a sweep.
+    clockAt(at(2));
+    expect(await repository.countResetsDue(at(2), 'next-resets')).toEqual({ n: 0 });
+    expect(await run()).toEqual({ ran: true, reset: 0, batches: 0 });
+    // At its user's reset it is found, and written again.
+    clockAt(new Date(at(6).getTime() + 1000));
+    expect(await run()).toEqual({ ran: true, reset: 1, batches: 1 });
+    expect(await resetsOf([behind])).toHaveLength(1);
+    // The user without a row is reset by the night's second count of `users`.
+    clockAt(at(24 + 1 / 60));
+    await run();
+    expect(await run()).toEqual({ ran: true, reset: 0, batches: 0 });
+    clockAt(at(24 + 3 / 60));
+    expect(await run()).toEqual({ ran: true, reset: 0, batches: 0 });
+    expect(await resetsOf([missing])).toEqual([]);
+    clockAt(new Date(at(24).getTime() + SWEEP_SETTLE_MS));
+    expect(await run()).toEqual({ ran: true, reset: 1, batches: 1 });
+    expect(await resetsOf([missing])).toEqual([
+      { user_id: missing.user.id, period_start: at(24 + 2 / 60), before: '1500000' },
+    ]);
+  });
+
   it('plan fields: validated, and omitted keeps the plan its own', async () => {
     await savePlan('kept', {
       traffic_reset: 'month',

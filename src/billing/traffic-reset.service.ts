@@ -72,11 +72,12 @@ export class TrafficResetService implements OnModuleInit {
   }
 
   /**
-   * Resets the due users. After a midnight (`sweepDue`), the users due at a midnight are counted in
-   * `users`: when there are some, every due user is swept by id range; when there are none, that
-   * is recorded, the last such count until the next midnight. Otherwise the users whose reset is
-   * not at a midnight are counted in `next_traffic_resets` (migration 0027): a batch's worth or
-   * fewer, as in most runs, are one batch found through that table's index, more are swept.
+   * Resets the due users. After a midnight (`sweepDue`), every due user is counted in `users`
+   * (one scan): none due at a midnight is recorded, the last such count until the next midnight,
+   * and any due are swept by id range, which also writes again the `next_traffic_resets` row of
+   * a due user that had none. Otherwise only the rows of `next_traffic_resets` due are counted
+   * (migration 0027): a batch's worth or fewer, as in most runs, are one batch found through that
+   * table's index, more are swept.
    */
   private async resetDue(
     signal?: AbortSignal,
@@ -84,11 +85,11 @@ export class TrafficResetService implements OnModuleInit {
   ): Promise<TrafficResetReport> {
     const now = new Date(this.clock.now());
     if (sweepDue(now, await this.traffic.sweptUntil())) {
-      const due = await this.traffic.countResetsDue(now, 'at-midnight');
-      if (due > 0) return this.sweep(now, due, 'id-range', batch, signal);
-      await this.traffic.recordSwept(now);
+      const due = await this.traffic.countResetsDue(now, 'in-users');
+      if (due.atMidnight === 0) await this.traffic.recordSwept(now);
+      return this.sweep(now, due.n, 'id-range', batch, signal);
     }
-    const due = await this.traffic.countResetsDue(now, 'not-at-midnight');
+    const { n: due } = await this.traffic.countResetsDue(now, 'next-resets');
     return this.sweep(now, due, due <= batch ? 'next-resets' : 'id-range', batch, signal);
   }
 

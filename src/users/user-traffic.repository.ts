@@ -115,23 +115,31 @@ const atMostBigintMax = (bytes: ByteCount): ByteCount => (bytes > BIGINT_MAX ? B
  */
 export type ResetDueSource = 'id-range' | 'next-resets';
 
+/**
+ * `next_traffic_resets` rows due at `$1` whose user is due too: a row left behind (a reset that
+ * moved without its row, as an instance of an older version makes) neither counts nor takes a
+ * batch's place; the user's next reset writes the row again.
+ */
+const NEXT_RESETS_DUE = `FROM next_traffic_resets n JOIN users nu ON nu.id = n.user_id
+  WHERE n.reset_at <= $1::timestamptz AND nu.traffic_reset_at <= $1::timestamptz`;
+
 const DUE_USERS: Record<ResetDueSource, string> = {
   'id-range': 'u.id > $4::uuid AND u.id <= $5::uuid',
-  'next-resets': `u.id IN (SELECT n.user_id FROM next_traffic_resets n
-                             WHERE n.reset_at <= $1::timestamptz
-                               AND n.user_id > $4::uuid AND n.user_id <= $5::uuid
-                             ORDER BY n.reset_at LIMIT $2)`,
+  'next-resets': `u.id IN (SELECT n.user_id ${NEXT_RESETS_DUE}
+                              AND n.user_id > $4::uuid AND n.user_id <= $5::uuid
+                            ORDER BY n.reset_at LIMIT $2)`,
 };
 
 /**
- * `$1` the service's clock: the users due then, those whose reset is at a midnight read from
- * `users` (a scan), the others from `next_traffic_resets`' index.
+ * `$1` the service's clock: how many users are due then. `in-users`: all of them and those at a
+ * midnight (`atMidnight`), read from `users` (a scan; migration 0027); `next-resets`: those whose
+ * row of `next_traffic_resets` is due, through its index.
  */
 export const COUNT_RESETS_DUE_SQL = {
-  'at-midnight': `SELECT count(*)::int AS n FROM users
-    WHERE traffic_reset_at <= $1::timestamptz AND ${atMidnightSql('traffic_reset_at')}`,
-  'not-at-midnight': `SELECT count(*)::int AS n FROM next_traffic_resets
-    WHERE reset_at <= $1::timestamptz`,
+  'in-users': `SELECT count(*)::int AS n,
+      count(*) FILTER (WHERE ${atMidnightSql('traffic_reset_at')})::int AS "atMidnight"
+    FROM users WHERE traffic_reset_at <= $1::timestamptz`,
+  'next-resets': `SELECT count(*)::int AS n ${NEXT_RESETS_DUE}`,
 } as const;
 
 /**
@@ -339,15 +347,22 @@ export class UserTrafficRepository {
   }
 
   /**
-   * Users whose reset is due at `now` (the service's clock), those whose reset is at a midnight
-   * (a scan of `users`) or the others (`next_traffic_resets`' index): migration 0027.
+   * Users whose reset is due at `now` (the service's clock), counted as `where` says
+   * (`COUNT_RESETS_DUE_SQL`); `atMidnight` only when counted in `users`.
    */
-  async countResetsDue(now: Date, which: keyof typeof COUNT_RESETS_DUE_SQL): Promise<number> {
-    const [row] = await sqlRows<{ n: number }>(this.txHost.tx, COUNT_RESETS_DUE_SQL[which], [now]);
-    return row.n;
+  async countResetsDue(
+    now: Date,
+    where: keyof typeof COUNT_RESETS_DUE_SQL,
+  ): Promise<{ n: number; atMidnight?: number }> {
+    const [row] = await sqlRows<{ n: number; atMidnight?: number }>(
+      this.txHost.tx,
+      COUNT_RESETS_DUE_SQL[where],
+      [now],
+    );
+    return row;
   }
 
-  /** When the reset job last found nobody due in `users`; null before its first time. */
+  /** When the reset job last found nobody due at a midnight in `users`; null before the first. */
   async sweptUntil(): Promise<Date | null> {
     const [row] = await sqlRows<{ at: Date }>(
       this.txHost.tx,
@@ -356,7 +371,7 @@ export class UserTrafficRepository {
     return row?.at ?? null;
   }
 
-  /** Records that the reset job found nobody due in `users` at `at`. */
+  /** Records that the reset job found nobody due at a midnight in `users` at `at`. */
   async recordSwept(at: Date): Promise<void> {
     await sqlRows(
       this.txHost.tx,
