@@ -52,23 +52,32 @@ describe('device presence: one address per device across nodes', () => {
     return response.body.devices as DeviceView[];
   }
 
-  /** Node `node` reports these connections (to instance `to`); the devices it is told to close. */
-  async function report(
+  /** Node `node` reports these connections and entries (to instance `to`). */
+  function send(
     node: string,
     online: { device_id: string; address: string; since: Date }[],
     to: TestApp = t,
-  ): Promise<string[]> {
-    const response = await to
+    entries: object[] = [],
+  ) {
+    return to
       .http()
       .post('/api/v1/internal/traffic')
       .set({ 'X-Internal-Secret': t.settings.internalSecret })
       .send({
         node_id: node,
         report_id: randomUUID(),
-        entries: [],
+        entries,
         online: online.map((c) => ({ ...c, since: c.since.toISOString() })),
-      })
-      .expect(200);
+      });
+  }
+
+  /** Node `node` reports these connections (to instance `to`); the devices it is told to close. */
+  async function report(
+    node: string,
+    online: { device_id: string; address: string; since: Date }[],
+    to: TestApp = t,
+  ): Promise<string[]> {
+    const response = await send(node, online, to).expect(200);
     return response.body.close as string[];
   }
 
@@ -194,6 +203,70 @@ describe('device presence: one address per device across nodes', () => {
     ])) as { switches: number }[];
     // Node A's second report, when taken first, is no move; node B's is one.
     expect(switches).toBe(1);
+  });
+
+  it('a batch locks its users, then its devices, then its nodes: each part of the counting statement waits for the one before', async () => {
+    const { user, deviceId } = await userWithDevice();
+    const userId = user.user.id;
+    const node = (await createNode(t, owner, { name: 'Node L', host: '10.0.0.9' })).id;
+    const holder = t.dataSource.createQueryRunner();
+    const probe = t.dataSource.createQueryRunner();
+    /** Whether another transaction may take this row's lock now (false: the batch holds it). */
+    const free = async (table: 'users' | 'nodes', id: string): Promise<boolean> => {
+      await probe.startTransaction();
+      try {
+        await probe.query(`SELECT 1 FROM ${table} WHERE id = $1 FOR NO KEY UPDATE NOWAIT`, [id]);
+        return true;
+      } catch (error) {
+        if ((error as { code?: string }).code === '55P03') return false;
+        throw error;
+      } finally {
+        await probe.rollbackTransaction();
+      }
+    };
+    try {
+      await holder.startTransaction();
+      await holder.query(`SELECT 1 FROM devices WHERE id = $1 FOR UPDATE`, [deviceId]);
+      const sent = send(
+        node,
+        [{ device_id: deviceId, address: '198.51.100.77', since: at(1) }],
+        t,
+        [
+          {
+            user_id: userId,
+            bytes_up: 30,
+            bytes_down: 12,
+            devices: [{ device_id: deviceId, bytes_up: 30, bytes_down: 12 }],
+          },
+        ],
+      ).then((response) => response);
+      // The batch now waits for the device's row.
+      for (let waited = 0; ; waited += 20) {
+        const [{ n }] = (await t.dataSource.query(
+          `SELECT count(*)::int AS n FROM pg_stat_activity
+            WHERE wait_event_type = 'Lock' AND query LIKE 'WITH added AS (%'`,
+        )) as { n: number }[];
+        if (n > 0) break;
+        if (waited > 10_000) throw new Error('the batch never waited for the device');
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      expect(await free('users', userId)).toBe(false);
+      expect(await free('nodes', node)).toBe(true);
+      await holder.rollbackTransaction();
+      const response = await sent;
+      expect(response.status).toBe(200);
+      expect(response.body).toMatchObject({ applied: true, close: [] });
+      const [row] = (await t.dataSource.query(
+        `SELECT d.bytes_up::int AS up, u.traffic_used_bytes::int AS used, n.last_report_at IS NOT NULL AS stamped
+           FROM devices d JOIN users u ON u.id = d.user_id, nodes n WHERE d.id = $1 AND n.id = $2`,
+        [deviceId, node],
+      )) as { up: number; used: number; stamped: boolean }[];
+      expect(row).toEqual({ up: 30, used: 42, stamped: true });
+    } finally {
+      if (holder.isTransactionActive) await holder.rollbackTransaction();
+      await holder.release();
+      await probe.release();
+    }
   });
 
   it('two nodes reporting one device at once to two instances, 20 rounds: the newest connection is the one kept, and its node is never told to close it', async () => {

@@ -4,7 +4,7 @@ import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adap
 import { canonicalUuid } from '../src/common/uuid';
 import { isDatabaseUnavailable } from '../src/database/postgres-errors';
 import { InternalCleanupJob } from '../src/internal/internal.jobs';
-import { InternalRepository } from '../src/internal/internal.repository';
+import { COUNT_TRAFFIC_SQL, InternalRepository } from '../src/internal/internal.repository';
 import { InternalService } from '../src/internal/internal.service';
 import type { TrafficReport } from '../src/internal/traffic-report.pipe';
 import {
@@ -18,6 +18,17 @@ import { startTestApp, type TestApp } from './harness/app';
 import { newUser, type TestUser } from './harness/factories';
 import { metricValue, parseMetrics } from './harness/metrics';
 import { createNode } from './harness/nodes';
+
+/**
+ * The counters' UPDATE visits the users in id order either way: a nested loop driven by the
+ * sorted ids, users through their index, or a merge join of the primary key's index and the ids
+ * sorted by id.
+ */
+const nestedLoop =
+  /Nested Loop[\s\S]*Function Scan on v[\s\S]*Index Scan using \S+ on users u\w* .*\n\s+Index Cond: \(id = v\.id\)/;
+const mergeJoin =
+  /Merge Join[\s\S]*Merge Cond: \(u\w*\.id = v\.id\)[\s\S]*Index Scan using \S+ on users u\w*\s[\s\S]*Sort Key: v\.id/;
+const eitherJoin = new RegExp(`${nestedLoop.source}|${mergeJoin.source}`);
 
 interface Entry {
   user_id: string;
@@ -378,13 +389,6 @@ describe('internal: traffic reports count every byte exactly once', () => {
         ])) as { 'QUERY PLAN': string }[];
         return rows.map((row) => row['QUERY PLAN']).join('\n');
       });
-    // Either join visits the users in id order: a nested loop driven by the sorted ids, users
-    // through their index, or a merge join of the primary key's index and the ids sorted by id.
-    const nestedLoop =
-      /Nested Loop[\s\S]*Function Scan on v[\s\S]*Index Scan using \S+ on users u\w* .*\n\s+Index Cond: \(id = v\.id\)/;
-    const mergeJoin =
-      /Merge Join[\s\S]*Merge Cond: \(u\w*\.id = v\.id\)[\s\S]*Index Scan using \S+ on users u\w*\s[\s\S]*Sort Key: v\.id/;
-    const eitherJoin = new RegExp(`${nestedLoop.source}|${mergeJoin.source}`);
     // A few users of many: the nested loop.
     const few = await planOf(ids.slice(0, 5));
     expect(few).not.toMatch(/Hash|Seq Scan|Bitmap/);
@@ -393,6 +397,42 @@ describe('internal: traffic reports count every byte exactly once', () => {
     // 15 either, with the statistics of the moment), never a hash or the table's own order.
     const most = await planOf(ids);
     expect(most).not.toMatch(/Hash|Seq Scan|Bitmap/);
+    expect(most).toMatch(eitherJoin);
+  });
+
+  it("the batch's counting statement, prepared for a few users, keeps a plan that joins them in id order", async () => {
+    // A batch of up to PREPARED_USERS_AT_MOST users runs it prepared: after five calls PostgreSQL
+    // may keep one generic plan, made without the arrays' sizes. It must lock in id order too.
+    const ids = (await users(2_000)).sort();
+    await t.dataSource.query('ANALYZE users');
+    const uuids = (some: string[]): string => `'{${some.join(',')}}'`;
+    const plan = await t.dataSource.transaction(async (tx) => {
+      await tx.query(ORDERED_JOINS);
+      await tx.query(`SET LOCAL plan_cache_mode = force_generic_plan`);
+      await tx.query(`PREPARE count_traffic_generic AS ${COUNT_TRAFFIC_SQL}`);
+      const few = ids.slice(0, 5);
+      const rows = (await tx.query(
+        `EXPLAIN EXECUTE count_traffic_generic(${uuids(few)}, '{1,1,1,1,1}', '1000', '{}', '{}',
+           '{}', '{}', '{}', '{}', '{}', '{}', '{}', '{}')`,
+      )) as { 'QUERY PLAN': string }[];
+      await tx.query('DEALLOCATE count_traffic_generic');
+      return rows.map((row) => row['QUERY PLAN']).join('\n');
+    });
+    expect(plan).not.toMatch(/Hash Join|Seq Scan|Bitmap/);
+    expect(plan).toMatch(nestedLoop);
+    // More users: planned for their number at each call, in id order too.
+    const most = await t.dataSource.transaction(async (tx) => {
+      await tx.query(ORDERED_JOINS);
+      const none: string[] = [];
+      const rows = (await tx.query(`EXPLAIN ${COUNT_TRAFFIC_SQL}`, [
+        ids,
+        ids.map(() => '1'),
+        '1000',
+        ...Array.from({ length: 10 }, () => none),
+      ])) as { 'QUERY PLAN': string }[];
+      return rows.map((row) => row['QUERY PLAN']).join('\n');
+    });
+    expect(most).not.toMatch(/Hash Join|Seq Scan|Bitmap/);
     expect(most).toMatch(eitherJoin);
   });
 

@@ -42,6 +42,86 @@ export interface LockedDevice extends DeviceMarks {
   connection: PresenceRecord | null;
 }
 
+/** A traffic batch's device lines: each device's raw bytes, its user and the node it used. */
+export interface DeviceLines {
+  ids: string[];
+  userIds: string[];
+  up: bigint[];
+  down: bigint[];
+  nodeIds: string[];
+}
+
+/**
+ * The CTEs `locked` and `counted`, for the traffic batch's counting statement: lock the rows of
+ * the devices `ids` (a uuid[] parameter, ascending) in id order, until the transaction ends, so
+ * that reports naming one device from two nodes at once take turns, once `after` has run (an
+ * uncorrelated condition on what must be locked before the devices, evaluated once before the
+ * first lock); then add each line's raw bytes (`lines`: the parameters of `DeviceLines`' columns,
+ * naming only devices of `ids`, ascending) and mark its device seen on its node (a device that is
+ * not its user's, or gone, is skipped). The whole lock pass runs before the counters' UPDATE
+ * takes a row, since the UPDATE's condition on the pass is uncorrelated, evaluated once up front
+ * (a join with the pass instead was planned as a nested loop over it, quadratic in the devices).
+ * `LOCKED_DEVICES_SQL` answers what was locked.
+ */
+export const lockAndCountDevicesCtes = (
+  ids: string,
+  lines: Record<keyof DeviceLines, string>,
+  after: string,
+): string => `locked AS MATERIALIZED (
+    SELECT id, address_hint, switches, switches_since
+      FROM devices WHERE id = ANY(${ids}::uuid[]) AND ${after} ORDER BY id FOR NO KEY UPDATE
+  ), counted AS (
+    UPDATE devices d
+       SET bytes_up = LEAST(d.bytes_up + v.up, 9223372036854775807),
+           bytes_down = LEAST(d.bytes_down + v.down, 9223372036854775807),
+           last_seen_at = now(), last_node_id = v.node_id
+      FROM unnest(${lines.ids}::uuid[], ${lines.userIds}::uuid[], ${lines.up}::numeric[],
+                  ${lines.down}::numeric[], ${lines.nodeIds}::uuid[])
+           AS v(id, user_id, up, down, node_id)
+     WHERE d.id = v.id AND d.user_id = v.user_id AND (SELECT count(*) FROM locked) > 0
+  )`;
+
+/** `DeviceLines` as the parameters of `lockAndCountDevicesCtes`, in its columns' order. */
+export const deviceLinesParams = (lines: DeviceLines): unknown[] => [
+  lines.ids,
+  lines.userIds,
+  lines.up.map(String),
+  lines.down.map(String),
+  lines.nodeIds,
+];
+
+/**
+ * The devices `lockAndCountDevicesCtes` locked (devices that do not exist are left out), each
+ * with its presence marks and newest connection as they are after any wait for a lock: the
+ * connections are read by `device_connections` (migration 0028) with a snapshot of its own, taken
+ * once the last lock is held (its argument reads every locked row first), where the statement's
+ * own would miss what the batch it waited for wrote. `lockedDevice` reads a row.
+ */
+export const LOCKED_DEVICES_SQL = `SELECT l.id, l.address_hint AS "addressHint", l.switches,
+      l.switches_since AS "switchesSince", c.node_id AS "nodeId", c.address, c.since,
+      c.seen_at AS "seenAt"
+    FROM locked l
+    LEFT JOIN device_connections((SELECT array_agg(id) FROM locked)) c ON c.device_id = l.id`;
+
+/** A row of `LOCKED_DEVICES_SQL`. */
+export type LockedDeviceRow = DeviceMarks & Partial<Omit<PresenceRecord, 'deviceId'>>;
+
+export function lockedDevice({
+  nodeId,
+  address,
+  since,
+  seenAt,
+  ...marks
+}: LockedDeviceRow): LockedDevice {
+  return {
+    ...marks,
+    connection:
+      nodeId && address && since && seenAt
+        ? { deviceId: marks.id, nodeId, address, since, seenAt }
+        : null,
+  };
+}
+
 /** What tells a fetch's device apart: its HWID's hash, or the app's name. */
 export type DeviceKey = { hwidSha256: Buffer } | { app: string };
 
@@ -199,53 +279,6 @@ export class DevicesRepository {
       [userId, deviceId],
     );
     return row ?? null;
-  }
-
-  /**
-   * Locks the rows of the devices `ids` (ascending) in id order, until the transaction ends, so
-   * that reports naming one device from two nodes at once take turns; adds each line's raw bytes
-   * and marks its device seen on its node (a device that is not its user's, or gone, is skipped);
-   * and answers the locked devices' presence marks and newest connections (ascending ids; devices
-   * that do not exist are left out), as they are after any wait for a lock: the connections are
-   * read by `device_connections` (migration 0028) with a snapshot of its own, taken once the last
-   * lock is held (its argument reads every locked row first), where the statement's own would miss
-   * what the batch it waited for wrote. `lines` must name only devices of `ids`, in ascending order.
-   * One statement: the whole lock pass runs before the counters' UPDATE takes a row, since the
-   * UPDATE's condition on the pass is uncorrelated, evaluated once up front (a join with the pass
-   * instead was planned as a nested loop over it, quadratic in the devices).
-   */
-  async lockAndAddTraffic(
-    ids: string[],
-    lines: { ids: string[]; userIds: string[]; up: bigint[]; down: bigint[]; nodeIds: string[] },
-  ): Promise<LockedDevice[]> {
-    const rows = await preparedRows<DeviceMarks & Partial<Omit<PresenceRecord, 'deviceId'>>>(
-      this.txHost.tx,
-      `WITH locked AS MATERIALIZED (
-         SELECT id, address_hint, switches, switches_since
-           FROM devices WHERE id = ANY($1::uuid[]) ORDER BY id FOR NO KEY UPDATE
-       ), counted AS (
-         UPDATE devices d
-            SET bytes_up = LEAST(d.bytes_up + v.up, 9223372036854775807),
-                bytes_down = LEAST(d.bytes_down + v.down, 9223372036854775807),
-                last_seen_at = now(), last_node_id = v.node_id
-           FROM unnest($2::uuid[], $3::uuid[], $4::numeric[], $5::numeric[], $6::uuid[])
-                AS v(id, user_id, up, down, node_id)
-          WHERE d.id = v.id AND d.user_id = v.user_id AND (SELECT count(*) FROM locked) > 0
-       )
-       SELECT l.id, l.address_hint AS "addressHint", l.switches, l.switches_since AS "switchesSince",
-              c.node_id AS "nodeId", c.address, c.since, c.seen_at AS "seenAt"
-         FROM locked l
-         LEFT JOIN device_connections((SELECT array_agg(id) FROM locked)) c ON c.device_id = l.id
-        ORDER BY l.id`,
-      [ids, lines.ids, lines.userIds, lines.up.map(String), lines.down.map(String), lines.nodeIds],
-    );
-    return rows.map(({ nodeId, address, since, seenAt, ...marks }) => ({
-      ...marks,
-      connection:
-        nodeId && address && since && seenAt
-          ? { deviceId: marks.id, nodeId, address, since, seenAt }
-          : null,
-    }));
   }
 
   /** Sets what a device's list shows of its address, and its count of switches. */

@@ -61,7 +61,7 @@ export class PresenceService {
 
   /**
    * Records what the nodes of a batch of traffic reports see, report after report, in the
-   * caller's transaction, which has locked the devices' rows (`DevicesRepository.lockAndAddTraffic`,
+   * caller's transaction, which has locked the devices' rows (`lockAndCountDevicesCtes`,
    * its rows, with their connections as of their locks, given as `locked`; devices not among them
    * do not exist and are left out). For each sighting, the devices its node should close (newer
    * elsewhere, ascending ids). Only what changed is written, once per device: a connection reported

@@ -4,7 +4,20 @@ import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adap
 import { DataSource } from 'typeorm';
 import { preparedRows, sqlRows } from '../database/sql';
 import {
+  type DeviceLines,
+  deviceLinesParams,
+  type LockedDevice,
+  lockedDevice,
+  type LockedDeviceRow,
+  LOCKED_DEVICES_SQL,
+  lockAndCountDevicesCtes,
+} from '../devices/devices.repository';
+import { addNodeDaysCtes, type NodeDay, nodeDaysParams } from '../nodes/nodes.repository';
+import {
+  type AddedSummary,
+  addTrafficCtes,
   ORDERED_JOINS_SETTINGS,
+  type TrafficAddition,
   type TrafficStanding,
   trafficStandingsSql,
 } from '../users/user-traffic.repository';
@@ -23,9 +36,44 @@ export interface SpentToken {
 }
 
 /**
+ * The traffic batch's counting statement: the users' counters (`addTrafficCtes`), then the
+ * devices' locks and counters (`lockAndCountDevicesCtes`), then the nodes' days and stamps
+ * (`addNodeDaysCtes`). Each part waits for the one before it through an uncorrelated condition on
+ * it, evaluated before its first row, so the rows are locked in the batch's order (users, devices,
+ * nodes). One row per locked device (one with no device when none is), each with the users' summary.
+ */
+export const COUNT_TRAFFIC_SQL = `WITH ${addTrafficCtes('$1', '$2', '$3')},
+  ${lockAndCountDevicesCtes(
+    '$4',
+    { ids: '$5', userIds: '$6', up: '$7', down: '$8', nodeIds: '$9' },
+    '(SELECT updated FROM added_summary) IS NOT NULL',
+  )},
+  ${addNodeDaysCtes(
+    { nodeId: '$10', up: '$11', down: '$12', counted: '$13' },
+    '(SELECT count(*) FROM locked) >= 0',
+  )}
+  SELECT s.*, d.* FROM added_summary s LEFT JOIN (${LOCKED_DEVICES_SQL}) d ON true ORDER BY d.id`;
+
+/**
+ * Users an addition names at most for the counting statement to run prepared, with a plan kept
+ * for every such call: at this size the planner's best join is always the nested loop driven by
+ * the ids, the plan PostgreSQL keeps. A larger batch (a node of many users, or many reports at
+ * once) is planned for its size at each call, where a merge join may be cheaper.
+ */
+const PREPARED_USERS_AT_MOST = 1_000;
+
+/** What a batch's counting statement did (`InternalRepository.countTraffic`). */
+export interface TrafficCounted {
+  added: AddedSummary;
+  /** The devices locked, in id order. */
+  locked: LockedDevice[];
+}
+
+/**
  * Every query on `used_session_tokens` and `traffic_reports`. Spending a token also reads its
  * user's standing, with the users feature's statement (`trafficStandingsSql`); recording a report
- * reads its node's multiplier. A node's daily figures are the nodes repository's (`addNodeDays`).
+ * reads its node's multiplier. A traffic batch counts its bytes in one statement made of the
+ * users', devices' and nodes' parts (`countTraffic`), each written by its table's feature.
  */
 @Injectable()
 export class InternalRepository {
@@ -155,6 +203,39 @@ export class InternalRepository {
     return new Map(
       rows.map((row) => [row.id, { multiplier: row.multiplier, recorded: new Set(row.recorded) }]),
     );
+  }
+  /**
+   * Counts a batch's bytes in one statement (`COUNT_TRAFFIC_SQL`), in the caller's transaction,
+   * whose first statement set the ordered joins (`recordReports`): `users` added to their
+   * counters (`settleAddition` finishes it), the devices `devices` (ascending) locked with
+   * `lines`' bytes added to them, and the nodes' `days`.
+   */
+  async countTraffic(
+    users: TrafficAddition,
+    defaultBytes: bigint,
+    devices: string[],
+    lines: DeviceLines,
+    days: NodeDay[],
+  ): Promise<TrafficCounted> {
+    const params = [
+      users.idArray,
+      users.bytesArray,
+      defaultBytes.toString(),
+      devices,
+      ...deviceLinesParams(lines),
+      ...nodeDaysParams(days),
+    ];
+    const run = users.ids.length <= PREPARED_USERS_AT_MOST ? preparedRows : sqlRows;
+    const rows = await run<AddedSummary & Partial<LockedDeviceRow>>(
+      this.txHost.tx,
+      COUNT_TRAFFIC_SQL,
+      params,
+    );
+    const { updated, overLimit, crossed, warn80, firstUse } = rows[0];
+    return {
+      added: { updated, overLimit, crossed, warn80, firstUse },
+      locked: rows.flatMap((row) => (row.id ? [lockedDevice(row as LockedDeviceRow)] : [])),
+    };
   }
 }
 

@@ -16,10 +16,14 @@ import { SETTINGS } from '../config/settings.module';
 import { Metrics } from '../metrics/metrics.service';
 import { isDatabaseUnavailable } from '../database/postgres-errors';
 import { deleteInBatches } from '../scheduler/delete-in-batches';
-import { NodesRepository } from '../nodes/nodes.repository';
 import { SessionTokens } from '../nodes/session-token';
 import { isOverLimit } from '../users/traffic-limit';
-import { type TrafficStanding, UserTrafficRepository } from '../users/user-traffic.repository';
+import {
+  type AddedSummary,
+  trafficAddition,
+  type TrafficStanding,
+  UserTrafficRepository,
+} from '../users/user-traffic.repository';
 import type { InvalidReason } from './dto/internal.dto';
 import { InternalRepository, type SpendableToken, type SpentToken } from './internal.repository';
 import type { TrafficReport } from './traffic-report.pipe';
@@ -34,7 +38,6 @@ import {
   usersOf,
 } from './traffic-batch';
 import { CredentialsRepository } from '../devices/credentials.repository';
-import { DevicesRepository } from '../devices/devices.repository';
 import { PresenceService } from '../devices/presence.service';
 
 export type Validation =
@@ -50,6 +53,15 @@ export interface ReportOutcome {
   /** Devices whose newest connection is on another node: the node closes theirs. */
   close: string[];
 }
+
+/** What adding no bytes to no users answers. */
+const NOTHING_ADDED: AddedSummary = {
+  updated: 0,
+  overLimit: [],
+  crossed: [],
+  warn80: [],
+  firstUse: [],
+};
 
 /** Entries applied in one transaction at most (a single report may hold more). */
 const BATCH_ENTRIES = 50_000;
@@ -92,12 +104,10 @@ export class InternalService {
 
   constructor(
     private readonly internal: InternalRepository,
-    private readonly nodes: NodesRepository,
     private readonly users: UserTrafficRepository,
     @Inject(SessionTokens) private readonly tokens: SessionTokens,
     @Inject(SETTINGS) private readonly settings: Settings,
     private readonly metrics: Metrics,
-    private readonly devices: DevicesRepository,
     private readonly credentials: CredentialsRepository,
     private readonly presence: PresenceService,
   ) {
@@ -202,7 +212,9 @@ export class InternalService {
    * bytes, what each node sees connected (also for a repeat: the newest connection wins by its
    * time, so an old report changes nothing) and the nodes' daily raw figures commit together or not
    * at all. Rows are taken in one order (reports by node and id, users by id, devices by id, nodes
-   * by id), so concurrent batches on other instances queue instead of deadlocking.
+   * by id, then the devices' connections), so concurrent batches on other instances queue instead
+   * of deadlocking. A batch is five round trips: BEGIN, the reports' record, the counting statement
+   * (users, devices and nodes), the connections that changed (when any did), COMMIT.
    */
   @Transactional()
   private async apply(reports: TrafficReport[]): Promise<PromiseSettledResult<ReportOutcome>[]> {
@@ -239,30 +251,30 @@ export class InternalService {
     const days = nodeDays(
       applied.map(({ index, counted }) => ({ nodeId: reports[index].nodeId, counted })),
     );
-    // Counted bytes mean a live node, whose record (the first statement) ordered the joins.
-    const added =
-      tally.ids.length === 0
-        ? { overLimit: [], crossed: [], missing: [], firstUse: [] }
-        : await this.users.addTraffic(tally, this.defaultLimit(), true);
+    const addition = trafficAddition(tally);
     const devices = deviceTally.columns();
     const online = sightings.flatMap((i) => reports[i].online.map((c) => c.deviceId));
     // The devices' rows of both the bytes and the connections, locked in one pass in id order
-    // (a batch's connections may be of devices whose users' rows it did not lock), with the bytes
-    // added in the same statement.
+    // (a batch's connections may be of devices whose users' rows it did not lock).
     const touched = [...new Set([...devices.ids, ...online])].sort();
-    const locked =
-      touched.length === 0 ? [] : await this.devices.lockAndAddTraffic(touched, devices);
+    // Counted bytes or a sighting mean a live node, whose record (the first statement) ordered
+    // the joins.
+    const { added: summary, locked } =
+      addition.ids.length + touched.length + days.length === 0
+        ? { added: NOTHING_ADDED, locked: [] }
+        : await this.internal.countTraffic(addition, this.defaultLimit(), touched, devices, days);
+    const added = await this.users.settleAddition(addition, summary);
     const closes = await this.presence.observeAll(
       sightings.map((i) => ({ nodeId: reports[i].nodeId, online: reports[i].online })),
       locked,
     );
     // First counted traffic of an on_first_use subscription starts its days. Its new end reaches
-    // the nodes through the users trigger, which takes the change log's counter: after the devices.
+    // the nodes through the users trigger, which takes the change log's counter: after the users',
+    // devices' and nodes' rows.
     await this.users.startOnFirstUse(added.firstUse);
     // Users this batch took to their limit leave their nodes' device sets. The change log's
-    // counter is taken last, after users' and devices' rows, as every writer of the log takes it.
+    // counter is taken last, as every writer of the log takes it.
     await this.credentials.recordUsers(added.crossed);
-    if (days.length > 0) await this.nodes.addNodeDays(days);
 
     const over = new Set<string>(added.overLimit);
     const missing = new Set<string>(added.missing);

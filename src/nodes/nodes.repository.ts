@@ -484,31 +484,49 @@ export class NodesRepository {
 
   /**
    * Adds each node's raw and counted bytes to its figures of the current UTC day and stamps its
-   * last accepted report (`nodes.last_report_at`, rows locked in id order), in one statement.
+   * last accepted report, in one statement (`addNodeDaysCtes`).
    */
   async addNodeDays(days: NodeDay[]): Promise<void> {
     await preparedRows(
       this.txHost.tx,
-      `WITH touched AS (
-         UPDATE nodes SET last_report_at = now()
-          WHERE id IN (${NODES_LOCKED_IN_ID_ORDER})
-       )
-       INSERT INTO node_traffic_days AS d (node_id, day, bytes_up, bytes_down, bytes_counted)
-       SELECT v.node_id, (now() AT TIME ZONE 'UTC')::date, v.up, v.down, v.counted
-         FROM unnest($1::uuid[], $2::numeric[], $3::numeric[], $4::numeric[])
-              AS v(node_id, up, down, counted)
-       ON CONFLICT (node_id, day) DO UPDATE SET bytes_up = d.bytes_up + EXCLUDED.bytes_up,
-         bytes_down = d.bytes_down + EXCLUDED.bytes_down,
-         bytes_counted = d.bytes_counted + EXCLUDED.bytes_counted`,
-      [
-        days.map((day) => day.nodeId),
-        days.map((day) => day.up.toString()),
-        days.map((day) => day.down.toString()),
-        days.map((day) => day.counted.toString()),
-      ],
+      `WITH ${addNodeDaysCtes(NODE_DAYS_PLACEHOLDERS, 'true')} SELECT 1`,
+      nodeDaysParams(days),
     );
   }
 }
+
+/**
+ * The CTEs `node_stamps` and `node_days`, for the traffic batch's counting statement: add each
+ * node's raw and counted bytes to its figures of the current UTC day and stamp its last accepted
+ * report (`nodes.last_report_at`, rows locked in id order), once `after` has run (an uncorrelated
+ * condition on what must be locked before the nodes). `days` names the parameters of `NodeDay`'s
+ * columns (`nodeDaysParams`).
+ */
+export const addNodeDaysCtes = (days: Record<keyof NodeDay, string>, after: string): string =>
+  `node_stamps AS (
+    UPDATE nodes SET last_report_at = now()
+     WHERE id IN (SELECT id FROM nodes WHERE id = ANY(${days.nodeId}::uuid[]) AND ${after}
+                   ORDER BY id FOR NO KEY UPDATE)
+  ), node_days AS (
+    INSERT INTO node_traffic_days AS d (node_id, day, bytes_up, bytes_down, bytes_counted)
+    SELECT v.node_id, (now() AT TIME ZONE 'UTC')::date, v.up, v.down, v.counted
+      FROM unnest(${days.nodeId}::uuid[], ${days.up}::numeric[], ${days.down}::numeric[],
+                  ${days.counted}::numeric[]) AS v(node_id, up, down, counted)
+     WHERE ${after}
+    ON CONFLICT (node_id, day) DO UPDATE SET bytes_up = d.bytes_up + EXCLUDED.bytes_up,
+      bytes_down = d.bytes_down + EXCLUDED.bytes_down,
+      bytes_counted = d.bytes_counted + EXCLUDED.bytes_counted
+  )`;
+
+const NODE_DAYS_PLACEHOLDERS = { nodeId: '$1', up: '$2', down: '$3', counted: '$4' };
+
+/** `NodeDay`s as the parameters of `addNodeDaysCtes`, in its columns' order. */
+export const nodeDaysParams = (days: NodeDay[]): unknown[] => [
+  days.map((day) => day.nodeId),
+  days.map((day) => day.up.toString()),
+  days.map((day) => day.down.toString()),
+  days.map((day) => day.counted.toString()),
+];
 
 /** One UTC day of a node's traffic: raw bytes as reported, and what counted after the multiplier. */
 export interface NodeTrafficDayFigures {

@@ -75,22 +75,25 @@ export const ORDERED_JOINS = `SELECT ${ORDERED_JOINS_SETTINGS}`;
 export const BIGINT_MAX = 9223372036854775807n;
 
 /**
- * Adds `$2` (bigint[], each at most BIGINT_MAX) bytes to the counters of the users `$1` (uuid[]),
- * saturating at BIGINT_MAX; `$3` is the default limit. How many users it updated, and which are
- * now at or over their limit. In bigint arithmetic: the counter is never negative (a CHECK), so
- * `max − used` cannot overflow, and numeric arithmetic made the statement about a sixth slower.
+ * The CTEs `added` and `added_summary`: adds `bytes` (a bigint[] parameter, each at most
+ * BIGINT_MAX) to the counters of the users `ids` (uuid[]), saturating at BIGINT_MAX, `fallback`
+ * the default limit; `added_summary` is one row (`AddedSummary`): how many users it updated, and
+ * which are now at or over their limit. In bigint arithmetic: the counter is never negative (a
+ * CHECK), so `max − used` cannot overflow, and numeric arithmetic made the statement about a sixth
+ * slower. Joined in id order under `ORDERED_JOINS_SETTINGS` (see `addTraffic`), so that it locks
+ * the users in id order.
  */
-export const ADD_TRAFFIC_SQL = `WITH added AS (
+export const addTrafficCtes = (ids: string, bytes: string, fallback: string): string => `added AS (
     UPDATE users u
        SET traffic_used_bytes = CASE WHEN v.bytes > ${BIGINT_MAX} - u.traffic_used_bytes
                                      THEN ${BIGINT_MAX}
                                      ELSE u.traffic_used_bytes + v.bytes END
-      FROM unnest($1::uuid[], $2::bigint[]) AS v(id, bytes)
+      FROM unnest(${ids}::uuid[], ${bytes}::bigint[]) AS v(id, bytes)
      WHERE u.id = v.id
     RETURNING u.id, u.traffic_used_bytes, u.traffic_limit_bytes, u.plan_name,
               u.subscription_expires_at, v.bytes AS added, u.tg_id IS NOT NULL AS tg,
               u.subscription_on_hold_until AS hold
-  )
+  ), added_summary AS (
   SELECT count(*)::int AS updated,
          COALESCE(array_agg(u.id) FILTER (WHERE ${OVER_LIMIT_SQL}),
                   '{}') AS "overLimit",
@@ -103,10 +106,44 @@ export const ADD_TRAFFIC_SQL = `WITH added AS (
                   '{}') AS "warn80",
          COALESCE(array_agg(u.id) FILTER (WHERE u.hold > now() AND u.added > 0),
                   '{}') AS "firstUse"
-    FROM added u LEFT JOIN plans p ON p.name = u.plan_name CROSS JOIN ${defaultLimitSql('$3')}`;
+    FROM added u LEFT JOIN plans p ON p.name = u.plan_name CROSS JOIN ${defaultLimitSql(fallback)}
+  )`;
+
+/** `addTrafficCtes` alone: `$1` the users, `$2` their bytes, `$3` the default limit. */
+export const ADD_TRAFFIC_SQL = `WITH ${addTrafficCtes('$1', '$2', '$3')} SELECT * FROM added_summary`;
+
+/** The row of `added_summary` (`addTrafficCtes`). */
+export interface AddedSummary {
+  updated: number;
+  overLimit: string[];
+  crossed: string[];
+  warn80: string[];
+  firstUse: string[];
+}
 
 /** Bytes to add, capped at BIGINT_MAX: a counter given that many is full either way. */
 const atMostBigintMax = (bytes: ByteCount): ByteCount => (bytes > BIGINT_MAX ? BIGINT_MAX : bytes);
+
+/** Bytes for users, summed by user in id order, as `addTrafficCtes` takes them. */
+export interface TrafficAddition {
+  ids: Uuid[];
+  /** The `uuid[]` parameter of `ids`. */
+  idArray: Buffer;
+  /** The `bigint[]` parameter of their bytes, each at most BIGINT_MAX. */
+  bytesArray: Buffer;
+}
+
+/**
+ * `entries` (user ids with counted bytes, in any order, an id as often as it comes) as one
+ * addition: each user's bytes summed, the users in id order, so that the UPDATE locks them so.
+ */
+export function trafficAddition(entries: {
+  ids: readonly Uuid[];
+  bytes: readonly ByteCount[];
+}): TrafficAddition {
+  const { ids, bytes } = sumByUser(entries.ids, entries.bytes);
+  return { ids, idArray: uuidArray(ids), bytesArray: bigintArray(bytes.map(atMostBigintMax)) };
+}
 
 /**
  * Where a batch of the reset job finds its due users: by a range of their ids in `users` (after a
@@ -250,46 +287,50 @@ export class UserTrafficRepository {
    * UPDATE over arrays, which also takes the rows' locks in id order: the arrays are sorted by id
    * and the join is ordered (`ORDERED_JOINS`), so the UPDATE visits, and locks, the users in id
    * order. Concurrent reports over the same users then queue up instead of deadlocking, without a
-   * separate locking pass over the rows. `entries` pairs user ids with counted bytes, in any
-   * order, an id as often as it comes (its bytes are summed); call inside a transaction, whose
-   * later statements keep the ordered joins (the traffic batch's are all lookups by key).
-   * `joinsOrdered`: an earlier statement of the transaction set them already (`ORDERED_JOINS_SETTINGS`
-   * in its select list), one round trip fewer.
+   * separate locking pass over the rows. `entries` as `trafficAddition` takes them; call inside a
+   * transaction, whose later statements keep the ordered joins (the traffic batch's are all
+   * lookups by key). The traffic batch runs `addTrafficCtes` within a larger statement instead,
+   * then `settleAddition`.
    */
   async addTraffic(
     entries: { ids: readonly Uuid[]; bytes: readonly ByteCount[] },
     defaultBytes: bigint,
-    joinsOrdered = false,
   ): Promise<TrafficAdded> {
-    const { ids, bytes } = sumByUser(entries.ids, entries.bytes);
-    const idArray = uuidArray(ids);
-    if (!joinsOrdered) await preparedRows(this.txHost.tx, ORDERED_JOINS, []);
+    const addition = trafficAddition(entries);
+    await preparedRows(this.txHost.tx, ORDERED_JOINS, []);
     // Planned at each call, not prepared: the join the planner picks depends on how many users.
-    const [row] = await sqlRows<{
-      updated: number;
-      overLimit: string[];
-      crossed: string[];
-      warn80: string[];
-      firstUse: string[];
-    }>(this.txHost.tx, ADD_TRAFFIC_SQL, [
-      idArray,
-      bigintArray(bytes.map(atMostBigintMax)),
+    const [row] = await sqlRows<AddedSummary>(this.txHost.tx, ADD_TRAFFIC_SQL, [
+      addition.idArray,
+      addition.bytesArray,
       defaultBytes.toString(),
     ]);
+    return this.settleAddition(addition, row);
+  }
+
+  /**
+   * What an addition did, once its statement ran in the caller's transaction: the warnings it
+   * brought are kept for the bot, and the ids that name no user are found (rare: a deleted
+   * account still connected; the others are locked by then).
+   */
+  async settleAddition(addition: TrafficAddition, row: AddedSummary): Promise<TrafficAdded> {
     const { overLimit, crossed, firstUse } = row;
     await this.recordWarnings(row.warn80, crossed);
-    if (row.updated === ids.length) return { overLimit, crossed, firstUse, missing: [] };
-    // Some ids name no user (rare: a deleted account still connected). The others are locked now.
+    if (row.updated === addition.ids.length) return { overLimit, crossed, firstUse, missing: [] };
     const found = new Set(
       (
         await sqlRows<{ id: string }>(
           this.txHost.tx,
           `SELECT id FROM users WHERE id = ANY($1::uuid[])`,
-          [idArray],
+          [addition.idArray],
         )
       ).map((user) => user.id),
     );
-    return { overLimit, crossed, firstUse, missing: ids.filter((id) => !found.has(id)) };
+    return {
+      overLimit,
+      crossed,
+      firstUse,
+      missing: addition.ids.filter((id) => !found.has(id)),
+    };
   }
 
   /**
