@@ -31,7 +31,11 @@ export async function gracefulClose(
   const drain = app.get(Drain);
   drain.begin();
   const jobs = app.get(JobRunner).stop(left(reserve));
-  if (drainMs > 0) await sleep(drainMs);
+  // A timer counts from the time the event loop last read, which a busy loop read some
+  // milliseconds before this handler ran: it may end that much early, so sleep again until the
+  // whole drain has passed.
+  const drained = performance.now() + drainMs;
+  for (let wait = drainMs; wait > 0; wait = drained - performance.now()) await sleep(wait);
 
   const server = app.getHttpServer() as Server;
   server.close();
