@@ -129,7 +129,7 @@ describe('plans: traffic resets each period, once, across instances (issue 45)',
       return { kind: kinds[i % kinds.length], day: 1 + (i % 28), anchor, after };
     });
     const rows = (await t.dataSource.query(
-      `SELECT ${nextResetSql('k', 'd', 'a', 'x')} AS next
+      `SELECT ${nextResetSql('k', 'd', 'a', 'x')} AS next, ${atMidnightSql('x')} AS "atMidnight"
          FROM unnest($1::text[], $2::int[], $3::timestamptz[], $4::timestamptz[])
               WITH ORDINALITY AS c(k, d, a, x, o) ORDER BY o`,
       [
@@ -138,12 +138,19 @@ describe('plans: traffic resets each period, once, across instances (issue 45)',
         cases.map((c) => c.anchor),
         cases.map((c) => c.after),
       ],
-    )) as { next: Date | null }[];
+    )) as { next: Date | null; atMidnight: boolean }[];
     const mismatches = cases.filter((c, i) => {
       const ts = nextResetAfter(c.kind, c.day, c.anchor, c.after);
       return (ts?.getTime() ?? null) !== (rows[i].next?.getTime() ?? null);
     });
     expect(mismatches).toEqual([]);
+    // Which moments are a midnight (the reset job reads those resets from `users`, the others
+    // through `next_traffic_resets`): some of the cases are, most are not.
+    const atMidnight = cases.map(
+      (c) => midnightAtOrBefore(c.after).getTime() === c.after.getTime(),
+    );
+    expect(rows.map((row) => row.atMidnight)).toEqual(atMidnight);
+    expect(atMidnight.filter(Boolean).length).toBeGreaterThan(500);
     expect(nextResetAfter('week', 1, null, new Date('2026-11-30T00:00:00Z'))).toEqual(
       new Date('2026-12-07T00:00:00Z'),
     );
