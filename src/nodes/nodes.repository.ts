@@ -12,12 +12,15 @@ import { preparedRows, sqlRows } from '../database/sql';
 import type { NodeStatus, ProvisionState } from './entities/node.entity';
 
 /**
- * The nodes whose ids are in the uuid[] parameter `$1`, locked in id order: every statement that
- * writes several nodes takes its rows' locks through it (`WHERE id IN (…)`), so that concurrent
- * ones (the health check's rounds, traffic batches) queue instead of deadlocking.
+ * The nodes whose ids are in the uuid[] parameter `ids`, locked in id order (once `after`, a
+ * condition, holds): every statement that writes several nodes takes its rows' locks through it
+ * (`WHERE id IN (…)`), so that concurrent ones (the health check's rounds, traffic batches) queue
+ * instead of deadlocking.
  */
-export const NODES_LOCKED_IN_ID_ORDER =
-  'SELECT id FROM nodes WHERE id = ANY($1::uuid[]) ORDER BY id FOR NO KEY UPDATE';
+export const nodesLockedInIdOrderSql = (ids: string, after = 'true'): string =>
+  `SELECT id FROM nodes WHERE id = ANY(${ids}::uuid[]) AND ${after} ORDER BY id FOR NO KEY UPDATE`;
+/** `nodesLockedInIdOrderSql` of the parameter `$1`. */
+export const NODES_LOCKED_IN_ID_ORDER = nodesLockedInIdOrderSql('$1');
 
 /** A node as the service works with it; the sealed secrets are not part of it. */
 export interface NodeRecord {
@@ -505,8 +508,7 @@ export class NodesRepository {
 export const addNodeDaysCtes = (days: Record<keyof NodeDay, string>, after: string): string =>
   `node_stamps AS (
     UPDATE nodes SET last_report_at = now()
-     WHERE id IN (SELECT id FROM nodes WHERE id = ANY(${days.nodeId}::uuid[]) AND ${after}
-                   ORDER BY id FOR NO KEY UPDATE)
+     WHERE id IN (${nodesLockedInIdOrderSql(days.nodeId, after)})
   ), node_days AS (
     INSERT INTO node_traffic_days AS d (node_id, day, bytes_up, bytes_down, bytes_counted)
     SELECT v.node_id, (now() AT TIME ZONE 'UTC')::date, v.up, v.down, v.counted
