@@ -25,6 +25,7 @@ import { PlanDisplay0025 } from './0025-plan-display';
 import { HotTrafficResets0026 } from './0026-hot-traffic-resets';
 import { NextTrafficResets0027 } from './0027-next-traffic-resets';
 import { DeviceConnectionsNow0028 } from './0028-device-connections-now';
+import { DeviceChangesPerStatement0029 } from './0029-device-changes-per-statement';
 
 /** Every migration in order; the numbers in the file names are their order. */
 export const MIGRATIONS = [
@@ -55,4 +56,5 @@ export const MIGRATIONS = [
   HotTrafficResets0026,
   NextTrafficResets0027,
   DeviceConnectionsNow0028,
+  DeviceChangesPerStatement0029,
 ];

@@ -6,9 +6,12 @@
  */
 import * as https from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { Client } from 'pg';
 import { checkNudge } from '../agent/src/nudge';
 import { SecretBox } from '../src/common/secret-box';
 import { CredentialsNudger } from '../src/devices/credentials-nudger';
+import { CREDENTIALS_VERSION_SQL } from '../src/devices/credentials.repository';
+import { ROUTING_VERSION_SQL } from '../src/nodes/nodes.repository';
 import { startTestApp, type TestApp } from './harness/app';
 import { newUser, savePlan, type TestUser } from './harness/factories';
 import { createNode, nodeSecret, subscribedUser } from './harness/nodes';
@@ -311,5 +314,107 @@ describe('the device ids each node carries', () => {
     }
     // The operator's own secret may ask for any node.
     await ask(b, 0, t.settings.internalSecret);
+  });
+
+  /** The transaction's own counts of `tables`: scans, key lookups and row updates, by table. */
+  const ownCounts = async (client: Client, tables: string[]): Promise<unknown[]> =>
+    (
+      await client.query<{ table: string; seq: string; idx: string; upd: string }>(
+        `SELECT relname AS table, seq_scan AS seq, idx_scan AS idx, n_tup_upd AS upd
+           FROM pg_stat_xact_user_tables WHERE relname = ANY($1) ORDER BY relname`,
+        [tables],
+      )
+    ).rows.map((r) => ({ table: r.table, seq: +r.seq, idx: +r.idx, upd: +r.upd }));
+
+  /** `body` in a transaction of its own connection, rolled back. */
+  const rolledBack = async <T>(body: (client: Client) => Promise<T>): Promise<T> => {
+    const client = new Client({ connectionString: t.databaseUrl });
+    await client.connect();
+    try {
+      await client.query('BEGIN');
+      return await body(client);
+    } finally {
+      await client.query('ROLLBACK');
+      await client.end();
+    }
+  };
+
+  it('devices added or deleted by one statement move the counter once, a change for each', async () => {
+    const user = await subscribedUser(t);
+    const devices = 300;
+    await rolledBack(async (client) => {
+      const before = Number((await client.query(CREDENTIALS_VERSION_SQL)).rows[0].version);
+      const { rows: added } = await client.query<{ id: string }>(
+        `INSERT INTO devices (user_id, share_bucket, name, source, app)
+         SELECT $1, share_bucket_of($1), 'Imported', 'app', 'import-' || g
+           FROM generate_series(1, $2) g RETURNING id`,
+        [user.user.id, devices],
+      );
+      await client.query(`DELETE FROM devices WHERE user_id = $1`, [user.user.id]);
+      expect(await ownCounts(client, ['credentials_version'])).toEqual([
+        { table: 'credentials_version', seq: expect.any(Number), idx: expect.any(Number), upd: 2 },
+      ]);
+      const { rows: changes } = await client.query<{ at: string; removed: string | null }>(
+        `SELECT version::text AS at, removed_device_id AS removed FROM credential_changes
+          WHERE version > $1 AND user_id = $2 ORDER BY version`,
+        [before, user.user.id],
+      );
+      expect(changes.map((c) => Number(c.at))).toEqual(
+        Array.from({ length: 2 * devices }, (_, i) => before + 1 + i),
+      );
+      expect(changes.slice(0, devices).every((c) => c.removed === null)).toBe(true);
+      expect(
+        changes
+          .slice(devices)
+          .map((c) => c.removed)
+          .sort(),
+      ).toEqual(added.map((d) => d.id).sort());
+    });
+  });
+
+  it('the counters are read by their key, however many pages a mass change left them', async () => {
+    const user = await subscribedUser(t);
+    const [nodeId] = agents.keys();
+    const moves = 5_000;
+    // A mass update of accounts (each row's trigger moves the credentials counter), and a health
+    // check changing many nodes' status (each a routing move), in one transaction each: every move
+    // a row version, freed by VACUUM, the table as long as they made it.
+    await t.dataSource.query(
+      `SELECT count(record_credential_changes(ARRAY[$1::uuid], ARRAY[NULL::uuid]))
+         FROM generate_series(1, $2)`,
+      [user.user.id, moves],
+    );
+    await t.dataSource.query(`
+      DO $$ BEGIN
+        FOR i IN 1..${moves / 2} LOOP
+          UPDATE nodes SET status = 'offline' WHERE id = '${nodeId}';
+          UPDATE nodes SET status = 'online' WHERE id = '${nodeId}';
+        END LOOP;
+      END $$`);
+    await t.dataSource.query(`VACUUM credentials_version, routing_version`);
+    const pages = async (table: string): Promise<number> =>
+      Number(
+        (
+          (await t.dataSource.query(`SELECT pg_relation_size($1) / 8192 AS pages`, [table])) as {
+            pages: string;
+          }[]
+        )[0].pages,
+      );
+    expect(await pages('credentials_version')).toBeGreaterThan(20);
+    expect(await pages('routing_version')).toBeGreaterThan(20);
+
+    // What a node's credential poll and an app's routing read: one key lookup each, no scan.
+    const counts = await rolledBack(async (client) => {
+      await client.query(CREDENTIALS_VERSION_SQL);
+      await client.query(ROUTING_VERSION_SQL);
+      return ownCounts(client, ['credentials_version', 'routing_version']);
+    });
+    expect(counts).toEqual([
+      { table: 'credentials_version', seq: 0, idx: 1, upd: 0 },
+      { table: 'routing_version', seq: 0, idx: 2, upd: 0 },
+    ]);
+    // And a node's poll still answers.
+    const now = await ask(nodeId, 0);
+    expect(await ask(nodeId, now.version)).toMatchObject({ version: now.version, full: false });
   });
 });

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { preparedRows, sqlRows } from '../database/sql';
+import { ROUTING_VERSION_SQL } from '../nodes/nodes.repository';
 import { defaultLimitSql, EFFECTIVE_LIMIT_SQL } from '../users/traffic-limit';
 import { shareBucket } from './share';
 import type { PresenceRecord } from './presence.repository';
@@ -329,7 +330,7 @@ export class DevicesRepository {
                 WHERE CASE WHEN link.device_id IS NOT NULL THEN own.id = link.device_id
                            WHEN $2::bytea IS NOT NULL THEN own.hwid_sha256 = $2
                            ELSE own.app = $3 END) AS device,
-              (SELECT version::text FROM routing_version) AS "routingVersion"
+              (SELECT version::text FROM (${ROUTING_VERSION_SQL}) r) AS "routingVersion"
          FROM link JOIN users u ON u.id = link.user_id
          LEFT JOIN plans p ON p.name = u.plan_name CROSS JOIN ${defaultLimitSql('$5')}`,
       [

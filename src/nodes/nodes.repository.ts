@@ -22,6 +22,13 @@ export const nodesLockedInIdOrderSql = (ids: string, after = 'true'): string =>
 /** `nodesLockedInIdOrderSql` of the parameter `$1`. */
 export const NODES_LOCKED_IN_ID_ORDER = nodesLockedInIdOrderSql('$1');
 
+/**
+ * The routing counter (migration 0019), read by its key: a transaction that moves it many times
+ * (one move per node whose status a health check changed) leaves its one-row table many pages
+ * long, and a scan would read every page (see `CREDENTIALS_VERSION_SQL`).
+ */
+export const ROUTING_VERSION_SQL = `SELECT version FROM routing_version WHERE id`;
+
 /** A node as the service works with it; the sealed secrets are not part of it. */
 export interface NodeRecord {
   id: string;
@@ -435,7 +442,7 @@ export class NodesRepository {
   async routingVersion(): Promise<string> {
     const [row] = await preparedRows<{ version: string }>(
       this.dataSource,
-      `SELECT version::text AS version FROM routing_version`,
+      `SELECT version::text AS version FROM (${ROUTING_VERSION_SQL}) r`,
       [],
     );
     return row.version;
