@@ -31,7 +31,9 @@ describe('staff sign-in with a second factor', () => {
   const codeOf = (secret: string, stepsAgo = 0) =>
     authenticator.clone({ epoch: Date.now() - 30_000 * stepsAgo }).generate(secret);
 
-  async function enrol(user: TestUser): Promise<{ secret: string; recovery: string[] }> {
+  async function enrol(
+    user: TestUser,
+  ): Promise<{ secret: string; recovery: string[]; enrolledWith: string }> {
     const setup = await t.http().post('/api/v1/auth/totp/setup').set(user.bearer).expect(200);
     const secret = setup.body.secret as string;
     expect(setup.body.otpauth_url).toMatch(/^otpauth:\/\/totp\/.+secret=/);
@@ -44,21 +46,22 @@ describe('staff sign-in with a second factor', () => {
       .expect(400);
     expect((await signIn(user)).status).toBe(200);
     // Enabled with the previous period's code, so that the current one is still unused.
+    const enrolledWith = codeOf(secret, 1);
     const enabled = await t
       .http()
       .post('/api/v1/auth/totp/enable')
       .set(user.bearer)
-      .send({ code: codeOf(secret, 1) })
+      .send({ code: enrolledWith })
       .expect(200);
     const recovery = enabled.body.recovery_codes as string[];
     expect(recovery).toHaveLength(10);
     expect(new Set(recovery).size).toBe(10);
-    return { secret, recovery };
+    return { secret, recovery, enrolledWith };
   }
 
   it('once enrolled, a sign-in needs a code: none, wrong and reused are refused, right passes', async () => {
     const moderator = await newUser(t, 'moderator');
-    const { secret } = await enrol(moderator);
+    const { secret, enrolledWith } = await enrol(moderator);
     const status = await t.http().get('/api/v1/auth/totp').set(moderator.bearer).expect(200);
     expect(status.body).toEqual({ enabled: true, recovery_codes_left: 10, required: false });
 
@@ -67,8 +70,9 @@ describe('staff sign-in with a second factor', () => {
     const wrongCode = codeOf(secret) === '123456' ? '654321' : '123456';
     const wrong = await signIn(moderator, { totp_code: wrongCode });
     expect([wrong.status, wrong.body.code]).toEqual([401, 'TOTP_INVALID']);
-    // The code already taken at enrolment is not taken again.
-    const old = await signIn(moderator, { totp_code: codeOf(secret, 1) });
+    // The code taken at enrolment is not taken again (the code of its period: if a period has
+    // ended since, the previous period's code is another one, still unused).
+    const old = await signIn(moderator, { totp_code: enrolledWith });
     expect([old.status, old.body.code]).toEqual([401, 'TOTP_INVALID']);
     const right = codeOf(secret);
     expect((await signIn(moderator, { totp_code: right })).status).toBe(200);
