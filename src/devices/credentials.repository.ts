@@ -68,7 +68,7 @@ export class CredentialsRepository {
   async bump(): Promise<number> {
     const [row] = await sqlRows<{ version: string }>(
       this.txHost.tx,
-      `UPDATE credentials_version SET version = version + 1 WHERE id RETURNING version::text`,
+      `UPDATE credentials_version SET version = version + 1 RETURNING version::text`,
     );
     return Number(row.version);
   }
@@ -177,7 +177,7 @@ export class CredentialsRepository {
          RETURNING version
        ), moved AS (
          UPDATE credentials_version SET full_from = GREATEST(full_from, (SELECT max(version) FROM gone))
-          WHERE id AND EXISTS (SELECT 1 FROM gone) RETURNING 1
+          WHERE EXISTS (SELECT 1 FROM gone) RETURNING 1
        )
        SELECT count(*)::int AS deleted FROM gone`,
       [days, batch],
