@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { type DataSourceOptions } from 'typeorm';
-import { DeadlineClient } from './deadline-client';
+import { PipelinedClient } from './pipelined-client';
 import { loadMigrations } from './migrations';
 import { withoutNamedStatements } from './sql';
 import { SnakeNamingStrategy } from './naming-strategy';
@@ -78,7 +78,8 @@ export function sessionParameters({
  * fails, and the request is answered 503, instead of waiting out the lock. A query already sent
  * ends at `queryDeadlineMs` whatever the server does (it is answered 503 too), and its connection
  * is closed (`DeadlineClient`), so a request waits at most DB_POOL_WAIT_MS for a connection plus
- * that deadline per statement. Behind a pooler
+ * that deadline per statement. A transaction's first statement is written right behind its start
+ * (`PipelinedClient`). Behind a pooler
  * (`pooler`), the data source is marked so that `preparedRows` names no statement. `extra.entities`
  * says which entities it loads: the features' (src/entities.ts) or none (the app, whose feature
  * modules register their own; a connection that only locks or migrates).
@@ -103,13 +104,11 @@ export function dataSourceOptions(
       connectionTimeoutMillis: connection.poolWaitMs ?? DEFAULT_POOL_WAIT_MS,
       keepAlive: true,
       keepAliveInitialDelayMillis: 10_000,
+      Client: PipelinedClient,
       ...sessionParameters(connection),
       ...(queryDeadlineMs(connection.statementTimeoutMs) === undefined
         ? {}
-        : {
-            query_timeout: queryDeadlineMs(connection.statementTimeoutMs),
-            Client: DeadlineClient,
-          }),
+        : { query_timeout: queryDeadlineMs(connection.statementTimeoutMs) }),
     },
     ...extra,
   } as DataSourceOptions;
