@@ -26,6 +26,7 @@ import { HotTrafficResets0026 } from './0026-hot-traffic-resets';
 import { NextTrafficResets0027 } from './0027-next-traffic-resets';
 import { DeviceConnectionsNow0028 } from './0028-device-connections-now';
 import { DeviceChangesPerStatement0029 } from './0029-device-changes-per-statement';
+import { DevicesFillfactor0030 } from './0030-devices-fillfactor';
 
 /** Every migration in order; the numbers in the file names are their order. */
 export const MIGRATIONS = [
@@ -57,4 +58,5 @@ export const MIGRATIONS = [
   NextTrafficResets0027,
   DeviceConnectionsNow0028,
   DeviceChangesPerStatement0029,
+  DevicesFillfactor0030,
 ];
