@@ -173,6 +173,42 @@ describe('internal: traffic reports count every byte exactly once', () => {
     expect((await used([id])).get(id)).toBe(5);
   });
 
+  it("a node's new multiplier and a report sent again count as the record says, not as the last batch did", async () => {
+    // Each batch counts on a guess of its record (its reports new, its node's multiplier as the
+    // last batch read it); these are the cases where that guess is wrong.
+    const [id] = await users(1);
+    const node = await newNode(1);
+    const report = (bytes: number) => ({
+      node_id: node,
+      report_id: randomUUID(),
+      entries: [entry(id, bytes)],
+    });
+    const first = report(100);
+    await send(first).expect(200);
+    expect((await used([id])).get(id)).toBe(100);
+
+    await t
+      .http()
+      .patch(`/api/v1/admin/nodes/${node}`)
+      .set(owner.bearer)
+      .send({ traffic_multiplier: 2 })
+      .expect(200);
+    expect((await send(report(100)).expect(200)).body).toMatchObject({ applied: true });
+    expect((await used([id])).get(id)).toBe(300);
+
+    expect((await send(first).expect(200)).body).toMatchObject({ applied: false });
+    expect((await used([id])).get(id)).toBe(300);
+    expect((await send(report(100)).expect(200)).body).toMatchObject({ applied: true });
+    expect((await used([id])).get(id)).toBe(500);
+
+    const [day] = (await t.dataSource.query(
+      `SELECT bytes_up::text AS up, bytes_counted::text AS counted
+         FROM node_traffic_days WHERE node_id = $1`,
+      [node],
+    )) as { up: string; counted: string }[];
+    expect(day).toEqual({ up: '300', counted: '500' });
+  });
+
   it('figures past 2^53 are counted exactly, and a counter saturates at the bigint maximum', async () => {
     const [small, large, full] = await users(3);
     await t.dataSource.query(

@@ -21,9 +21,10 @@ const STARTED: QueryResult = { command: 'BEGIN', rowCount: null, oid: 0, rows: [
  * is closed so that nothing else runs on it outside a transaction. A start cannot fail on a
  * connection that is up and not in a failed transaction, where the statement behind it fails as
  * well. Everything else is as without pipelining: TypeORM and the repositories await each query
- * before the next, so at most a transaction's start and its first statement share the wire.
- * Queries that keep a portal open across round trips (cursors, streams) are refused in pipeline
- * mode; the service runs none.
+ * before the next, so only a transaction's start and its first statement share the wire, and the
+ * statements a repository writes together on purpose (`pipelinedRows`). Queries that keep a
+ * portal open across round trips (cursors, streams) are refused in pipeline mode; the service runs
+ * none.
  */
 export class PipelinedClient extends DeadlineClient {
   /** The answer of a start written but not yet answered; the next query waits for it. */

@@ -79,6 +79,47 @@ export function preparedRows<T>(
   return sqlRows<T>(runner, query as unknown as string, params);
 }
 
+/** One statement of `pipelinedRows`: prepared (`preparedRows`) or not (`sqlRows`). */
+export interface Statement {
+  sql: string;
+  params: unknown[];
+  prepared: boolean;
+}
+
+/**
+ * Writes `statements` one right behind the other on the connection of the transaction `tx`,
+ * without waiting for each one's answer (the pool's clients are in pipeline mode,
+ * `PipelinedClient`), and returns each one's rows, in order: one round trip for all of them.
+ * PostgreSQL still runs them one after the other, each planned once the one before it has run.
+ * Should one fail, the transaction fails and this throws the first failure. Only in a transaction:
+ * outside one, each would commit on its own.
+ */
+export async function pipelinedRows(
+  tx: EntityManager,
+  statements: Statement[],
+): Promise<Record<string, unknown>[][]> {
+  const runner = tx.queryRunner;
+  if (!runner?.isTransactionActive) throw new Error('pipelinedRows runs in a transaction only');
+  const client = (await runner.connect()) as {
+    query: (config: { name?: string; text: string; values: unknown[] }) => Promise<{
+      rows: Record<string, unknown>[];
+    }>;
+  };
+  const named = namedStatementsAllowed(tx);
+  // Written in this order within this call, with no await between them.
+  const answers = statements.map(({ sql, params, prepared }) =>
+    client.query({
+      ...(prepared && named ? { name: statementName(sql) } : {}),
+      text: sql,
+      values: params,
+    }),
+  );
+  const settled = await Promise.allSettled(answers);
+  const failed = settled.find((answer) => answer.status === 'rejected');
+  if (failed) throw failed.reason;
+  return settled.map((answer) => (answer as PromiseFulfilledResult<{ rows: never[] }>).value.rows);
+}
+
 /** PostgreSQL's type oids of the array elements below (`pg_type.oid`). */
 const UUID_OID = 2950;
 const INT8_OID = 20;

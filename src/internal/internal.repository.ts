@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { DataSource } from 'typeorm';
-import { preparedRows, sqlRows } from '../database/sql';
+import { pipelinedRows, preparedRows, sqlRows, type Statement } from '../database/sql';
 import {
   type DeviceLines,
   deviceLinesParams,
@@ -53,6 +53,28 @@ export const COUNT_TRAFFIC_SQL = `WITH ${addTrafficCtes('$1', '$2', '$3')},
     '(SELECT count(*) FROM locked) >= 0',
   )}
   SELECT s.*, d.* FROM added_summary s LEFT JOIN (${LOCKED_DEVICES_SQL}) d ON true ORDER BY d.id`;
+
+/** `InternalRepository.recordReports`' statement: $1 node ids, $2 report ids, $3 entries. */
+const RECORD_REPORTS_SQL = `WITH ordered_joins AS MATERIALIZED (
+    SELECT ${ORDERED_JOINS_SETTINGS}
+  ), live AS (
+    SELECT id, traffic_multiplier::text AS multiplier FROM nodes
+     WHERE id = ANY($1::uuid[]) AND deleted_at IS NULL
+  ), recorded AS (
+    INSERT INTO traffic_reports (node_id, report_id, entries)
+    SELECT v.node_id, v.report_id, v.entries
+      FROM unnest($1::uuid[], $2::uuid[], $3::int[])
+           WITH ORDINALITY AS v(node_id, report_id, entries, i)
+     WHERE v.node_id IN (SELECT id FROM live)
+     ORDER BY v.i
+    ON CONFLICT (node_id, report_id) DO NOTHING
+    RETURNING node_id, report_id
+  )
+  SELECT l.id, l.multiplier,
+         COALESCE(array_agg(r.report_id) FILTER (WHERE r.report_id IS NOT NULL), '{}')
+           AS recorded
+    FROM live l CROSS JOIN ordered_joins LEFT JOIN recorded r ON r.node_id = l.id
+   GROUP BY l.id, l.multiplier`;
 
 /**
  * Users an addition names at most for the counting statement to run prepared, with a plan kept
@@ -172,71 +194,95 @@ export class InternalRepository {
    * takes no round trip of its own.
    */
   async recordReports(reports: ReportRecord[]): Promise<Map<string, RecordedReports>> {
-    const rows = await preparedRows<{ id: string; multiplier: string; recorded: string[] }>(
-      this.txHost.tx,
-      `WITH ordered_joins AS MATERIALIZED (
-         SELECT ${ORDERED_JOINS_SETTINGS}
-       ), live AS (
-         SELECT id, traffic_multiplier::text AS multiplier FROM nodes
-          WHERE id = ANY($1::uuid[]) AND deleted_at IS NULL
-       ), recorded AS (
-         INSERT INTO traffic_reports (node_id, report_id, entries)
-         SELECT v.node_id, v.report_id, v.entries
-           FROM unnest($1::uuid[], $2::uuid[], $3::int[])
-                WITH ORDINALITY AS v(node_id, report_id, entries, i)
-          WHERE v.node_id IN (SELECT id FROM live)
-          ORDER BY v.i
-         ON CONFLICT (node_id, report_id) DO NOTHING
-         RETURNING node_id, report_id
-       )
-       SELECT l.id, l.multiplier,
-              COALESCE(array_agg(r.report_id) FILTER (WHERE r.report_id IS NOT NULL), '{}')
-                AS recorded
-         FROM live l CROSS JOIN ordered_joins LEFT JOIN recorded r ON r.node_id = l.id
-        GROUP BY l.id, l.multiplier`,
-      [
-        reports.map((report) => report.nodeId),
-        reports.map((report) => report.reportId),
-        reports.map((report) => report.entries),
-      ],
-    );
-    return new Map(
-      rows.map((row) => [row.id, { multiplier: row.multiplier, recorded: new Set(row.recorded) }]),
-    );
+    const { sql, params } = recordStatement(reports);
+    return recordedOf(await preparedRows<RecordRow>(this.txHost.tx, sql, params));
   }
+
   /**
    * Counts a batch's bytes in one statement (`COUNT_TRAFFIC_SQL`), in the caller's transaction,
-   * whose first statement set the ordered joins (`recordReports`): `users` added to their
-   * counters (`settleAddition` finishes it), the devices `devices` (ascending) locked with
-   * `lines`' bytes added to them, and the nodes' `days`.
+   * whose first statement set the ordered joins (`recordReports`): `count.users` added to their
+   * counters (`settleAddition` finishes it), the devices `count.devices` (ascending) locked with
+   * `count.lines`' bytes added to them, and the nodes' `count.days`.
    */
-  async countTraffic(
-    users: TrafficAddition,
-    defaultBytes: bigint,
-    devices: string[],
-    lines: DeviceLines,
-    days: NodeDay[],
-  ): Promise<TrafficCounted> {
-    const params = [
+  async countTraffic(count: TrafficCount): Promise<TrafficCounted> {
+    const { sql, params, prepared } = countStatement(count);
+    const run = prepared ? preparedRows : sqlRows;
+    return countedOf(await run<CountRow>(this.txHost.tx, sql, params));
+  }
+
+  /**
+   * `recordReports` and then `countTraffic`, written together in the caller's transaction, in one
+   * round trip (`pipelinedRows`): for a batch whose bytes were counted on a guess of its record
+   * (which reports are new, each node's multiplier), which the caller checks against the record
+   * returned here before it lets the transaction commit.
+   */
+  async recordAndCount(
+    reports: ReportRecord[],
+    count: TrafficCount,
+  ): Promise<{ recorded: Map<string, RecordedReports>; counted: TrafficCounted }> {
+    const [recordRows, countRows] = await pipelinedRows(this.txHost.tx, [
+      { ...recordStatement(reports), prepared: true },
+      countStatement(count),
+    ]);
+    return {
+      recorded: recordedOf(recordRows as unknown as RecordRow[]),
+      counted: countedOf(countRows as unknown as CountRow[]),
+    };
+  }
+}
+
+/** What `countTraffic` is given. */
+export interface TrafficCount {
+  users: TrafficAddition;
+  defaultBytes: bigint;
+  devices: string[];
+  lines: DeviceLines;
+  days: NodeDay[];
+}
+
+type RecordRow = { id: string; multiplier: string; recorded: string[] };
+type CountRow = AddedSummary & Partial<LockedDeviceRow>;
+
+/** The statement of `recordReports`. */
+function recordStatement(reports: ReportRecord[]): { sql: string; params: unknown[] } {
+  return {
+    sql: RECORD_REPORTS_SQL,
+    params: [
+      reports.map((report) => report.nodeId),
+      reports.map((report) => report.reportId),
+      reports.map((report) => report.entries),
+    ],
+  };
+}
+
+function recordedOf(rows: RecordRow[]): Map<string, RecordedReports> {
+  return new Map(
+    rows.map((row) => [row.id, { multiplier: row.multiplier, recorded: new Set(row.recorded) }]),
+  );
+}
+
+/** The statement of `countTraffic`, prepared for a batch of few users (`PREPARED_USERS_AT_MOST`). */
+function countStatement({ users, defaultBytes, devices, lines, days }: TrafficCount): Statement {
+  return {
+    sql: COUNT_TRAFFIC_SQL,
+    params: [
       users.idArray,
       users.bytesArray,
       defaultBytes.toString(),
       devices,
       ...deviceLinesParams(lines),
       ...nodeDaysParams(days),
-    ];
-    const run = users.ids.length <= PREPARED_USERS_AT_MOST ? preparedRows : sqlRows;
-    const rows = await run<AddedSummary & Partial<LockedDeviceRow>>(
-      this.txHost.tx,
-      COUNT_TRAFFIC_SQL,
-      params,
-    );
-    const { updated, overLimit, crossed, warn80, firstUse } = rows[0];
-    return {
-      added: { updated, overLimit, crossed, warn80, firstUse },
-      locked: rows.flatMap((row) => (row.id ? [lockedDevice(row as LockedDeviceRow)] : [])),
-    };
-  }
+    ],
+    prepared: users.ids.length <= PREPARED_USERS_AT_MOST,
+  };
+}
+
+function countedOf(rows: CountRow[]): TrafficCounted {
+  const { updated, overLimit, crossed, warn80, firstUse } = rows[0];
+  return {
+    added: { updated, overLimit, crossed, warn80, firstUse },
+    locked: rows.flatMap((row) => (row.id ? [lockedDevice(row as LockedDeviceRow)] : [])),
+  };
 }
 
 /** A live node's traffic multiplier and the ids of its reports recorded by one call. */

@@ -21,11 +21,20 @@ import { isOverLimit } from '../users/traffic-limit';
 import {
   type AddedSummary,
   trafficAddition,
+  type TrafficAddition,
   type TrafficStanding,
   UserTrafficRepository,
 } from '../users/user-traffic.repository';
 import type { InvalidReason } from './dto/internal.dto';
-import { InternalRepository, type SpendableToken, type SpentToken } from './internal.repository';
+import {
+  InternalRepository,
+  type RecordedReports,
+  type ReportRecord,
+  type SpendableToken,
+  type SpentToken,
+  type TrafficCount,
+  type TrafficCounted,
+} from './internal.repository';
 import type { TrafficReport } from './traffic-report.pipe';
 import {
   compareReports,
@@ -101,6 +110,8 @@ export class InternalService {
    * round trip and one commit per batch instead of one per proxy connect.
    */
   private readonly spender: BatchQueue<SpendableToken, SpentToken>;
+  /** Each node's traffic multiplier as its last batch's record read it (`guessRecord`). */
+  private readonly multipliers = new Map<string, string>();
 
   constructor(
     private readonly internal: InternalRepository,
@@ -187,7 +198,7 @@ export class InternalService {
   private async applyAll(reports: TrafficReport[]): Promise<PromiseSettledResult<ReportOutcome>[]> {
     if (reports.length > 1) {
       try {
-        return await this.apply(reports);
+        return await this.applyOnGuess(reports);
       } catch (error) {
         if (isDatabaseUnavailable(error)) throw error;
         this.logger.warn(
@@ -199,7 +210,7 @@ export class InternalService {
     const results: PromiseSettledResult<ReportOutcome>[] = [];
     for (const report of reports) {
       try {
-        results.push(...(await this.apply([report])));
+        results.push(...(await this.applyOnGuess([report])));
       } catch (reason) {
         results.push({ status: 'rejected', reason });
       }
@@ -208,65 +219,66 @@ export class InternalService {
   }
 
   /**
+   * `apply` on a guess of the batch's record when there is one (every report new, each node's
+   * multiplier as its last batch read it), which saves the round trip between the record and the
+   * counting statement; when the record shows the guess wrong (a repeat, a changed multiplier, a
+   * deleted node), that transaction is rolled back and the batch applied again from its record.
+   */
+  private async applyOnGuess(
+    reports: TrafficReport[],
+  ): Promise<PromiseSettledResult<ReportOutcome>[]> {
+    try {
+      return await this.apply(reports, true);
+    } catch (error) {
+      if (!(error instanceof GuessMissed)) throw error;
+      return this.apply(reports, false);
+    }
+  }
+
+  /**
    * Each report's record, every user's counted bytes (one statement for all reports), the devices'
    * bytes, what each node sees connected (also for a repeat: the newest connection wins by its
    * time, so an old report changes nothing) and the nodes' daily raw figures commit together or not
    * at all. Rows are taken in one order (reports by node and id, users by id, devices by id, nodes
    * by id, then the devices' connections), so concurrent batches on other instances queue instead
-   * of deadlocking. A batch is five round trips: BEGIN, the reports' record, the counting statement
-   * (users, devices and nodes), the connections that changed (when any did), COMMIT.
+   * of deadlocking. A batch is three round trips: its start with the reports' record and, on a
+   * guess of that record (`guess`, see `applyOnGuess`), the counting statement (users, devices and
+   * nodes); the connections that changed (when any did); COMMIT. Without a guess the counting
+   * statement waits for the record.
    */
   @Transactional()
-  private async apply(reports: TrafficReport[]): Promise<PromiseSettledResult<ReportOutcome>[]> {
-    const results = new Array<PromiseSettledResult<ReportOutcome>>(reports.length);
+  private async apply(
+    reports: TrafficReport[],
+    guess: boolean,
+  ): Promise<PromiseSettledResult<ReportOutcome>[]> {
     const order = reports.map((_, i) => i).sort((a, b) => compareReports(reports[a], reports[b]));
-    const nodes = await this.internal.recordReports(
-      order.map((i) => ({
-        nodeId: reports[i].nodeId,
-        reportId: reports[i].reportId,
-        entries: reports[i].userIds.length,
-      })),
-    );
-    // A key recorded now is applied by the first of its repeats in the batch; the others, and keys
-    // applied before, are answered `applied: false`.
-    const applied: { index: number; counted: CountedReport }[] = [];
-    const tally = new UserTally();
-    const deviceTally = new DeviceTally();
-    for (const i of order) {
-      const report = reports[i];
-      const node = nodes.get(report.nodeId);
-      if (node === undefined) {
-        results[i] = { status: 'rejected', reason: new AppError('NOT_FOUND', 'node not found') };
-      } else if (!node.recorded.delete(report.reportId)) {
-        results[i] = { status: 'fulfilled', value: NOT_APPLIED };
-      } else {
-        const counted = countReport(report, thousandthsOf(node.multiplier), tally);
-        deviceTally.addReport(report);
-        applied.push({ index: i, counted });
-      }
+    const records = order.map((i) => ({
+      nodeId: reports[i].nodeId,
+      reportId: reports[i].reportId,
+      entries: reports[i].userIds.length,
+    }));
+    const guessed = guess ? this.guessRecord(records) : undefined;
+    const planned = guessed && planBatch(reports, order, guessed, this.defaultLimit());
+    let batch: PlannedBatch;
+    let counted: TrafficCounted;
+    if (guessed && planned?.count) {
+      const done = await this.internal.recordAndCount(records, planned.count);
+      this.remember(records, done.recorded);
+      // Counted on the guess: right only if the record says what the guess said.
+      if (!sameRecord(done.recorded, guessed)) throw new GuessMissed();
+      batch = planned;
+      counted = done.counted;
+    } else {
+      const recorded = await this.internal.recordReports(records);
+      this.remember(records, recorded);
+      batch = planBatch(reports, order, recorded, this.defaultLimit());
+      counted = batch.count ? await this.internal.countTraffic(batch.count) : NOTHING_COUNTED;
     }
-
-    // Reports of a known node, applied now or before, in the batch's order.
-    const sightings = order.filter((i) => results[i]?.status !== 'rejected');
-    const days = nodeDays(
-      applied.map(({ index, counted }) => ({ nodeId: reports[index].nodeId, counted })),
-    );
-    const addition = trafficAddition(tally);
-    const devices = deviceTally.columns();
-    const online = sightings.flatMap((i) => reports[i].online.map((c) => c.deviceId));
-    // The devices' rows of both the bytes and the connections, locked in one pass in id order
-    // (a batch's connections may be of devices whose users' rows it did not lock).
-    const touched = [...new Set([...devices.ids, ...online])].sort();
-    // Counted bytes or a sighting mean a live node, whose record (the first statement) ordered
-    // the joins.
-    const { added: summary, locked } =
-      addition.ids.length + touched.length + days.length === 0
-        ? { added: NOTHING_ADDED, locked: [] }
-        : await this.internal.countTraffic(addition, this.defaultLimit(), touched, devices, days);
-    const added = await this.users.settleAddition(addition, summary);
+    const { results, applied, sightings, addition } = batch;
+    const added = await this.users.settleAddition(addition, counted.added);
     const closes = await this.presence.observeAll(
       sightings.map((i) => ({ nodeId: reports[i].nodeId, online: reports[i].online })),
-      locked,
+      counted.locked,
     );
     // First counted traffic of an on_first_use subscription starts its days. Its new end reaches
     // the nodes through the users trigger, which takes the change log's counter: after the users',
@@ -278,12 +290,12 @@ export class InternalService {
 
     const over = new Set<string>(added.overLimit);
     const missing = new Set<string>(added.missing);
-    for (const { index, counted } of applied) {
+    for (const { index, counted: report } of applied) {
       results[index] = {
         status: 'fulfilled',
         value: {
           applied: true,
-          countedBytes: counted.total,
+          countedBytes: report.total,
           close: [],
           ...usersOf(reports[index], over, missing),
         },
@@ -296,6 +308,34 @@ export class InternalService {
       }
     });
     return results;
+  }
+
+  /**
+   * What the record of `records` would say if every report were new and each node's multiplier
+   * what its last batch read; undefined when a node's is not known yet.
+   */
+  private guessRecord(records: ReportRecord[]): Map<string, RecordedReports> | undefined {
+    const guessed = new Map<string, RecordedReports>();
+    for (const { nodeId, reportId } of records) {
+      let node = guessed.get(nodeId);
+      if (!node) {
+        const multiplier = this.multipliers.get(nodeId);
+        if (multiplier === undefined) return undefined;
+        node = { multiplier, recorded: new Set() };
+        guessed.set(nodeId, node);
+      }
+      node.recorded.add(reportId);
+    }
+    return guessed;
+  }
+
+  /** Keeps each live node's multiplier for the next guess, and forgets the nodes that are gone. */
+  private remember(records: ReportRecord[], recorded: Map<string, RecordedReports>): void {
+    for (const { nodeId } of records) {
+      const node = recorded.get(nodeId);
+      if (node) this.multipliers.set(nodeId, node.multiplier);
+      else this.multipliers.delete(nodeId);
+    }
   }
 
   /** Deletes spent token ids whose tokens have expired, in batches; how many. */
@@ -317,4 +357,87 @@ export class InternalService {
   private defaultLimit(): bigint {
     return this.settings.trafficLimitDefaultBytes;
   }
+}
+
+/** A batch's counted bytes were counted on a guess of its record that the record proved wrong. */
+class GuessMissed extends Error {
+  constructor() {
+    super("the batch's record differs from its guess");
+  }
+}
+
+/** What counting nothing returns. */
+const NOTHING_COUNTED: TrafficCounted = { added: NOTHING_ADDED, locked: [] };
+
+/** What a batch applies, given its record: each report's answer so far and what to count. */
+interface PlannedBatch {
+  /** Each report's answer: set for those refused or repeated, the applied ones filled in later. */
+  results: PromiseSettledResult<ReportOutcome>[];
+  /** The reports applied now, with their counted bytes. */
+  applied: { index: number; counted: CountedReport }[];
+  /** Reports of a known node, applied now or before, in the batch's order. */
+  sightings: number[];
+  addition: TrafficAddition;
+  /** The counting statement's input; undefined when there is nothing to count. */
+  count: TrafficCount | undefined;
+}
+
+/**
+ * The batch `reports` (applied in `order`) as its record `recorded` says: a report of a node not
+ * there is refused, a key not recorded now is answered `applied: false`, the first of the others'
+ * repeats in the batch is applied at its node's multiplier. `recorded` is left as it was.
+ */
+function planBatch(
+  reports: TrafficReport[],
+  order: number[],
+  recorded: Map<string, RecordedReports>,
+  defaultBytes: bigint,
+): PlannedBatch {
+  const results = new Array<PromiseSettledResult<ReportOutcome>>(reports.length);
+  const fresh = new Map([...recorded].map(([id, node]) => [id, new Set(node.recorded)]));
+  const applied: { index: number; counted: CountedReport }[] = [];
+  const tally = new UserTally();
+  const deviceTally = new DeviceTally();
+  for (const i of order) {
+    const report = reports[i];
+    const node = recorded.get(report.nodeId);
+    if (node === undefined) {
+      results[i] = { status: 'rejected', reason: new AppError('NOT_FOUND', 'node not found') };
+    } else if (!fresh.get(report.nodeId)!.delete(report.reportId)) {
+      results[i] = { status: 'fulfilled', value: NOT_APPLIED };
+    } else {
+      const counted = countReport(report, thousandthsOf(node.multiplier), tally);
+      deviceTally.addReport(report);
+      applied.push({ index: i, counted });
+    }
+  }
+  const sightings = order.filter((i) => results[i]?.status !== 'rejected');
+  const days = nodeDays(
+    applied.map(({ index, counted }) => ({ nodeId: reports[index].nodeId, counted })),
+  );
+  const addition = trafficAddition(tally);
+  const lines = deviceTally.columns();
+  const online = sightings.flatMap((i) => reports[i].online.map((c) => c.deviceId));
+  // The devices' rows of both the bytes and the connections, locked in one pass in id order
+  // (a batch's connections may be of devices whose users' rows it did not lock).
+  const devices = [...new Set([...lines.ids, ...online])].sort();
+  // Counted bytes or a sighting mean a live node, whose record (the first statement) ordered
+  // the joins.
+  const count =
+    addition.ids.length + devices.length + days.length === 0
+      ? undefined
+      : { users: addition, defaultBytes, devices, lines, days };
+  return { results, applied, sightings, addition, count };
+}
+
+/** Whether two records name the same nodes, at the same multipliers, with the same reports. */
+function sameRecord(a: Map<string, RecordedReports>, b: Map<string, RecordedReports>): boolean {
+  if (a.size !== b.size) return false;
+  for (const [id, node] of a) {
+    const other = b.get(id);
+    if (!other || other.multiplier !== node.multiplier) return false;
+    if (other.recorded.size !== node.recorded.size) return false;
+    for (const reportId of node.recorded) if (!other.recorded.has(reportId)) return false;
+  }
+  return true;
 }
