@@ -178,6 +178,12 @@ describe('internal: traffic reports count every byte exactly once', () => {
     // last batch read it); these are the cases where that guess is wrong.
     const [id] = await users(1);
     const node = await newNode(1);
+    const recounted = async (): Promise<number> =>
+      metricValue(
+        parseMetrics(await t.app.get(Metrics).registry.metrics()),
+        'vpn_traffic_batches_recounted_total',
+      );
+    const before = await recounted();
     const report = (bytes: number) => ({
       node_id: node,
       report_id: randomUUID(),
@@ -200,6 +206,8 @@ describe('internal: traffic reports count every byte exactly once', () => {
     expect((await used([id])).get(id)).toBe(300);
     expect((await send(report(100)).expect(200)).body).toMatchObject({ applied: true });
     expect((await used([id])).get(id)).toBe(500);
+    // Counted again from its record: the report after the change, and the one sent again.
+    expect((await recounted()) - before).toBe(2);
 
     const [day] = (await t.dataSource.query(
       `SELECT bytes_up::text AS up, bytes_counted::text AS counted
@@ -516,6 +524,19 @@ describe('internal: traffic reports count every byte exactly once', () => {
     } finally {
       await t.dataSource.query(`DROP TRIGGER fault_second ON node_traffic_days`);
     }
+  });
+
+  it('a batch is never applied inside another transaction, whose commit would keep a count its guess rolled back', async () => {
+    const { ids, reports } = await oneUserReports(1);
+    const service = t.app.get(InternalService);
+    const txHost = t.app.get<TransactionHost<TransactionalAdapterTypeOrm>>(TransactionHost);
+    await expect(txHost.withTransaction(() => service.report(reports[0]))).rejects.toThrow(
+      'an existing transaction is already active',
+    );
+    expect((await used(ids)).get(ids[0])).toBe(0);
+    // Outside one, the same report applies.
+    await expect(service.report(reports[0])).resolves.toMatchObject({ applied: true });
+    expect((await used(ids)).get(ids[0])).toBe(1);
   });
 
   it('a database going away fails the whole batch at once, each report answered to retry', async () => {

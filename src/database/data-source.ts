@@ -20,7 +20,9 @@ export const IDLE_IN_TRANSACTION_TIMEOUT_MS = 300_000;
 /**
  * How much longer than `statement_timeout` the client waits for an answer before it gives up on
  * its own: the server's timeout, which also frees the server, fires first when the server can
- * answer; this one ends the wait when it cannot (stopped, frozen, a network cut).
+ * answer; this one ends the wait when it cannot (stopped, frozen, a network cut). For statements
+ * written together (`pipelinedRows`) it runs from when each was written, so a later one's includes
+ * the time of those ahead of it, and it may end first.
  */
 export const QUERY_DEADLINE_MARGIN_MS = 1_000;
 

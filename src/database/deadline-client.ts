@@ -5,7 +5,8 @@ export const QUERY_DEADLINE_MESSAGE = 'Query read timeout';
 
 /**
  * A `pg` client whose connection is closed when a query outlives its `query_timeout`: `pg` answers
- * the caller but keeps the connection, with the unanswered query still ahead of the next one, so a
+ * the caller but, out of pipeline mode (`PipelinedClient` is in it, where `pg` closes it itself),
+ * keeps the connection, with the unanswered query still ahead of the next one, so a
  * transaction's ROLLBACK (and any later user of the connection) would wait out another deadline
  * behind a server that does not answer. Closed, the rollback fails at once and the pool opens a
  * new connection for the next query.

@@ -18,9 +18,11 @@ const STARTED: QueryResult = { command: 'BEGIN', rowCount: null, oid: 0, rows: [
  *
  * The start's own answer still arrives, and the transaction's next query on this client answers
  * only after it: should the start fail, that query fails with the start's error, and the connection
- * is closed so that nothing else runs on it outside a transaction. A start cannot fail on a
- * connection that is up and not in a failed transaction, where the statement behind it fails as
- * well. Everything else is as without pipelining: TypeORM and the repositories await each query
+ * is closed so that nothing else runs on it outside a transaction. What was already written behind
+ * the start (its first statement, or the statements of a `pipelinedRows`) would have run, each
+ * committing on its own; this relies on a start that cannot fail on a connection that is up and
+ * not in a failed transaction, where what follows it fails as well. The start is told by its text,
+ * TypeORM's own (`START TRANSACTION`); a transaction started otherwise simply waits for it. Everything else is as without pipelining: TypeORM and the repositories await each query
  * before the next, so only a transaction's start and its first statement share the wire, and the
  * statements a repository writes together on purpose (`pipelinedRows`). Queries that keep a
  * portal open across round trips (cursors, streams) are refused in pipeline mode; the service runs

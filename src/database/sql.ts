@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { DataSource, EntityManager } from 'typeorm';
+import { type DataSource, type EntityManager, QueryFailedError } from 'typeorm';
 import { type Uuid, writeUuidBytes } from '../common/uuid';
 
 /**
@@ -89,15 +89,17 @@ export interface Statement {
 /**
  * Writes `statements` one right behind the other on the connection of the transaction `tx`,
  * without waiting for each one's answer (the pool's clients are in pipeline mode,
- * `PipelinedClient`), and returns each one's rows, in order: one round trip for all of them.
- * PostgreSQL still runs them one after the other, each planned once the one before it has run.
- * Should one fail, the transaction fails and this throws the first failure. Only in a transaction:
- * outside one, each would commit on its own.
+ * `PipelinedClient`): one round trip for all of them. PostgreSQL still runs them one after the
+ * other, each planned once the one before it has run. Returns each one's outcome, in order: its
+ * rows, or its failure as TypeORM reports one (`QueryFailedError`); once one fails the transaction
+ * has failed, and those after it fail too. Only in a transaction: outside one, each would commit
+ * on its own. Each statement's client deadline (`queryDeadlineMs`) runs from when it is written,
+ * so it also covers the wait for the statements ahead of it.
  */
 export async function pipelinedRows(
   tx: EntityManager,
   statements: Statement[],
-): Promise<Record<string, unknown>[][]> {
+): Promise<PromiseSettledResult<Record<string, unknown>[]>[]> {
   const runner = tx.queryRunner;
   if (!runner?.isTransactionActive) throw new Error('pipelinedRows runs in a transaction only');
   const client = (await runner.connect()) as {
@@ -108,16 +110,20 @@ export async function pipelinedRows(
   const named = namedStatementsAllowed(tx);
   // Written in this order within this call, with no await between them.
   const answers = statements.map(({ sql, params, prepared }) =>
-    client.query({
-      ...(prepared && named ? { name: statementName(sql) } : {}),
-      text: sql,
-      values: params,
-    }),
+    client
+      .query({
+        ...(prepared && named ? { name: statementName(sql) } : {}),
+        text: sql,
+        values: params,
+      })
+      .then(
+        (result) => result.rows,
+        (error: Error) => {
+          throw new QueryFailedError(sql, params, error);
+        },
+      ),
   );
-  const settled = await Promise.allSettled(answers);
-  const failed = settled.find((answer) => answer.status === 'rejected');
-  if (failed) throw failed.reason;
-  return settled.map((answer) => (answer as PromiseFulfilledResult<{ rows: never[] }>).value.rows);
+  return Promise.allSettled(answers);
 }
 
 /** PostgreSQL's type oids of the array elements below (`pg_type.oid`). */

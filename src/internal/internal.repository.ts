@@ -214,19 +214,28 @@ export class InternalRepository {
    * `recordReports` and then `countTraffic`, written together in the caller's transaction, in one
    * round trip (`pipelinedRows`): for a batch whose bytes were counted on a guess of its record
    * (which reports are new, each node's multiplier), which the caller checks against the record
-   * returned here before it lets the transaction commit.
+   * returned here before it lets the transaction commit. The record is returned even when the
+   * count failed (a count made on a wrong guess may fail for it), the count's outcome beside it;
+   * a failed record throws.
    */
   async recordAndCount(
     reports: ReportRecord[],
     count: TrafficCount,
-  ): Promise<{ recorded: Map<string, RecordedReports>; counted: TrafficCounted }> {
-    const [recordRows, countRows] = await pipelinedRows(this.txHost.tx, [
+  ): Promise<{
+    recorded: Map<string, RecordedReports>;
+    counted: PromiseSettledResult<TrafficCounted>;
+  }> {
+    const [record, counting] = await pipelinedRows(this.txHost.tx, [
       { ...recordStatement(reports), prepared: true },
       countStatement(count),
     ]);
+    if (record.status === 'rejected') throw record.reason;
     return {
-      recorded: recordedOf(recordRows as unknown as RecordRow[]),
-      counted: countedOf(countRows as unknown as CountRow[]),
+      recorded: recordedOf(record.value as unknown as RecordRow[]),
+      counted:
+        counting.status === 'fulfilled'
+          ? { status: 'fulfilled', value: countedOf(counting.value as unknown as CountRow[]) }
+          : counting,
     };
   }
 }

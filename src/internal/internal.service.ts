@@ -3,7 +3,7 @@
  * batch's arithmetic is in traffic-batch.ts.
  */
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { Transactional } from '@nestjs-cls/transactional';
+import { Propagation, Transactional } from '@nestjs-cls/transactional';
 import { AppError } from '../common/errors';
 import {
   BatchQueue,
@@ -223,7 +223,10 @@ export class InternalService {
    * multiplier as its last batch read it), which saves the round trip between the record and the
    * counting statement; when the record shows the guess wrong (a repeat, a changed multiplier, a
    * deleted node), that transaction is rolled back and the batch applied again from its record.
+   * Never inside another transaction: there the rollback would not undo the count made on the
+   * guess, and the batch applied again would count it twice.
    */
+  @Transactional(Propagation.Never)
   private async applyOnGuess(
     reports: TrafficReport[],
   ): Promise<PromiseSettledResult<ReportOutcome>[]> {
@@ -231,6 +234,7 @@ export class InternalService {
       return await this.apply(reports, true);
     } catch (error) {
       if (!(error instanceof GuessMissed)) throw error;
+      this.metrics.trafficBatchRecounted();
       return this.apply(reports, false);
     }
   }
@@ -266,8 +270,9 @@ export class InternalService {
       this.remember(records, done.recorded);
       // Counted on the guess: right only if the record says what the guess said.
       if (!sameRecord(done.recorded, guessed)) throw new GuessMissed();
+      if (done.counted.status === 'rejected') throw done.counted.reason;
       batch = planned;
-      counted = done.counted;
+      counted = done.counted.value;
     } else {
       const recorded = await this.internal.recordReports(records);
       this.remember(records, recorded);

@@ -121,6 +121,12 @@ export class Metrics implements JobRunRecorder {
     registers: [this.registry],
   });
 
+  private readonly recounts = new Counter({
+    name: 'vpn_traffic_batches_recounted_total',
+    help: 'Traffic batches counted again from their record: the guess of it they were first counted on was wrong (a report sent again, a changed multiplier, a deleted node).',
+    registers: [this.registry],
+  });
+
   private readonly nudges = new Counter({
     name: 'vpn_credential_nudges_total',
     help: 'Nudges sent to node agents that their device set changed, by result.',
@@ -148,6 +154,10 @@ export class Metrics implements JobRunRecorder {
 
   deviceSwitched(count: number): void {
     if (count > 0) this.deviceSwitches.inc(count);
+  }
+
+  trafficBatchRecounted(): void {
+    this.recounts.inc();
   }
 
   credentialNudges(sent: number, failed: number): void {
