@@ -7,7 +7,8 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * another page and every index gets an entry (six on `devices`, four on `nodes`): at full scale
  * (bench:fleet) 27 % of the devices' updates and 59 % of the nodes' were of that kind, 2.6 % and
  * 10 % with the room. With room on the page, and no indexed column changed, the update is HOT and
- * the indexes are left alone. Pages written from now on keep the room; existing ones gain it as vacuum frees them.
+ * the indexes are left alone. Pages written from now on keep the room; existing ones gain it as
+ * vacuum frees them.
  */
 export class DevicesFillfactor0030 implements MigrationInterface {
   name = 'DevicesFillfactor0000000000030';

@@ -22,11 +22,12 @@ const STARTED: QueryResult = { command: 'BEGIN', rowCount: null, oid: 0, rows: [
  * the start (its first statement, or the statements of a `pipelinedRows`) would have run, each
  * committing on its own; this relies on a start that cannot fail on a connection that is up and
  * not in a failed transaction, where what follows it fails as well. The start is told by its text,
- * TypeORM's own (`START TRANSACTION`); a transaction started otherwise simply waits for it. Everything else is as without pipelining: TypeORM and the repositories await each query
- * before the next, so only a transaction's start and its first statement share the wire, and the
- * statements a repository writes together on purpose (`pipelinedRows`). Queries that keep a
- * portal open across round trips (cursors, streams) are refused in pipeline mode; the service runs
- * none.
+ * TypeORM's own (`START TRANSACTION`); a transaction started otherwise simply waits for it.
+ *
+ * Everything else is as without pipelining: TypeORM and the repositories await each query before
+ * the next, so only a transaction's start and its first statement share the wire, and the
+ * statements a repository writes together on purpose (`pipelinedRows`). Queries that keep a portal
+ * open across round trips (cursors, streams) are refused in pipeline mode; the service runs none.
  */
 export class PipelinedClient extends DeadlineClient {
   /** The answer of a start written but not yet answered; the next query waits for it. */
