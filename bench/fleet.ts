@@ -56,6 +56,7 @@ import {
   REPORT_PERIOD_MS,
   ROUTES,
   type Samples,
+  SLOW_ANSWER_MS,
   type ToWorker,
   usersOfNode,
   type WorkerPlan,
@@ -67,6 +68,7 @@ import {
   loadAverage,
   peakRssMiB,
   processCpuUs,
+  processThreadsCpuUs,
   serverTreeCpuUs,
   serviceMemoryMiB,
 } from './lib/processes';
@@ -126,6 +128,25 @@ function merge(into: Samples, from: Samples): void {
   into.carried += from.carried;
   into.maxLagMs = Math.max(into.maxLagMs, from.maxLagMs);
   into.behind += from.behind;
+  from.slowBySecond.forEach((count, second) => (into.slowBySecond[second] += count));
+}
+
+/**
+ * Where in the minute the slow answers were asked: the five seconds with the most, and their
+ * share of all of them (five seconds of sixty hold a twelfth when nothing bunches).
+ */
+function slowSeconds(samples: Samples): string {
+  const all = samples.slowBySecond.reduce((sum, count) => sum + count, 0);
+  if (all === 0) return `no answer over ${SLOW_ANSWER_MS} ms`;
+  const worst = samples.slowBySecond
+    .map((count, second) => ({ count, second }))
+    .sort((a, b) => b.count - a.count)
+    .slice(0, 5);
+  const inWorst = worst.reduce((sum, { count }) => sum + count, 0);
+  return (
+    `${all} answers over ${SLOW_ANSWER_MS} ms, ${((inWorst / all) * 100).toFixed(0)}% of them asked in five seconds of the minute: ` +
+    worst.map(({ count, second }) => `:${String(second).padStart(2, '0')} ${count}`).join(', ')
+  );
 }
 
 /** The node workers, and a way to ask all of them for one kind of answer. */
@@ -361,9 +382,10 @@ async function run(scale: FleetScale, minutes: number): Promise<RunResult> {
     const total = empty();
     const problems: string[] = [];
     let measuredServiceCpuUs = 0;
+    let measuredEventLoopCpuUs = 0;
     let measuredRequests = 0;
     say(
-      '| min | service req/s | reports/s | p50 / p99 ms by route | service CPU (a request) | PostgreSQL CPU | harness CPU | generator: CPU of a core; late by at most | service RSS MiB | service pauses: longest event-loop stall; garbage collections | health: probed in the last 80 s; online | slowest job |',
+      '| min | service req/s | reports/s | p50 / p99 ms by route | service CPU (a request; its event loop: of a core, a request) | PostgreSQL CPU | harness CPU | generator: CPU of a core; late by at most | service RSS MiB | service pauses: longest event-loop stall; garbage collections | health: probed in the last 80 s; online | slowest job |',
     );
     say('|---|---|---|---|---|---|---|---|---|---|---|---|');
     // Read once a minute, as a scraper would (each read also runs the business metrics' counts).
@@ -371,6 +393,7 @@ async function run(scale: FleetScale, minutes: number): Promise<RunResult> {
     for (let minute = 1; minute <= minutes; minute += 1) {
       const since = new Date();
       const serviceCpu = processCpuUs(service);
+      const eventLoopCpu = eventLoopCpuUs(service);
       const postgresCpu = serverTreeCpuUs(fixture.postmasterPid);
       const harnessCpu = harnessCpuUs(workers);
       const generatorCpu = generator ? processCpuUs(generator.pid!) : 0;
@@ -432,14 +455,18 @@ async function run(scale: FleetScale, minutes: number): Promise<RunResult> {
         })
         .join('; ');
       const minuteServiceCpuUs = processCpuUs(service) - serviceCpu;
+      const minuteEventLoopCpuUs = eventLoopCpuUs(service) - eventLoopCpu;
       const pausesAfter = await servicePauses(fixture);
       const pauses = pausesOf(pausesBefore, pausesAfter);
       pausesBefore = pausesAfter;
       measuredServiceCpuUs += minuteServiceCpuUs;
+      measuredEventLoopCpuUs += minuteEventLoopCpuUs;
       measuredRequests += requests;
       say(
         `| ${minute} | ${(requests / (elapsedUs / 1e6)).toFixed(0)} | ${(reports / (elapsedUs / 1e6)).toFixed(1)} | ${routes} | ` +
-          `${share(minuteServiceCpuUs)} (${(minuteServiceCpuUs / Math.max(1, requests)).toFixed(0)} µs) | ${share(serverTreeCpuUs(fixture.postmasterPid) - postgresCpu)} | ` +
+          `${share(minuteServiceCpuUs)} (${(minuteServiceCpuUs / Math.max(1, requests)).toFixed(0)} µs; ` +
+          `${((minuteEventLoopCpuUs / elapsedUs) * 100).toFixed(0)}%, ${(minuteEventLoopCpuUs / Math.max(1, requests)).toFixed(0)} µs) | ` +
+          `${share(serverTreeCpuUs(fixture.postmasterPid) - postgresCpu)} | ` +
           `${share(harnessCpuUs(workers) - harnessCpu)} | ${generated} | ` +
           `${serviceMemoryMiB(service, 'VmRSS').toFixed(0)} (peak ${peakRssMiB(service).toFixed(0)}) | ${pauses} | ` +
           `${reached} of ${scale.nodes}; ${online} online | ${await slowestJob(fixture, since)} |`,
@@ -500,6 +527,7 @@ async function run(scale: FleetScale, minutes: number): Promise<RunResult> {
         problems.push(`${route}: p99 ${ms(p99)} ms`);
       }
     }
+    say(`  ${slowSeconds(total)}`);
     const fiveHundreds = Object.entries(total.errors).filter(([key]) => / 5\d\d$/.test(key));
     if (fiveHundreds.length > 0) problems.push(`5xx answers: ${JSON.stringify(fiveHundreds)}`);
     for (const [key, count] of Object.entries(total.errors)) {
@@ -527,7 +555,13 @@ async function run(scale: FleetScale, minutes: number): Promise<RunResult> {
     say(`  service peak RSS ${peak.toFixed(0)} MiB (limit ${RSS_MAX_MIB})`);
     workers.kill();
     workers = null;
-    say(await cpuPerRequest(fixture, measuredServiceCpuUs / Math.max(1, measuredRequests)));
+    say(
+      await cpuPerRequest(
+        fixture,
+        measuredServiceCpuUs / Math.max(1, measuredRequests),
+        measuredEventLoopCpuUs / Math.max(1, measuredRequests),
+      ),
+    );
     if (peak >= RSS_MAX_MIB) problems.push(`peak RSS ${peak.toFixed(0)} MiB`);
     say(
       `  node workers' ${generator ? "and generator's " : ''}peak RSS: ${workerPeaks.join(', ')} MiB`,
@@ -553,6 +587,14 @@ async function run(scale: FleetScale, minutes: number): Promise<RunResult> {
   }
 }
 
+/**
+ * CPU microseconds so far of the service's event loop: its main thread's, what holds its requests
+ * up (`processThreadsCpuUs`); NaN once it is gone.
+ */
+function eventLoopCpuUs(pid: number): number {
+  return processThreadsCpuUs(pid)?.eventLoop ?? NaN;
+}
+
 /** Issue 46: the service's CPU a request over the fleet's mix, at most this (on the machine of the run). */
 const SERVICE_CPU_TARGET_US = 350;
 
@@ -561,7 +603,11 @@ const SERVICE_CPU_TARGET_US = 350;
  * route (`bench:auth`'s comparison: 50 connections, 10 s), measured right after the fleet stopped,
  * on the same machine and PostgreSQL: their ratio is what compares across machines.
  */
-async function cpuPerRequest(fixture: Fixture, serviceUs: number): Promise<string> {
+async function cpuPerRequest(
+  fixture: Fixture,
+  serviceUs: number,
+  eventLoopUs: number,
+): Promise<string> {
   const reference = await measureWithCpu(
     { url: `${fixture.baseline.url}/users/me` },
     {
@@ -572,7 +618,8 @@ async function cpuPerRequest(fixture: Fixture, serviceUs: number): Promise<strin
     },
   );
   return (
-    `  service CPU a request over the fleet's mix: ${serviceUs.toFixed(0)} µs (target ≤ ${SERVICE_CPU_TARGET_US} µs); ` +
+    `  service CPU a request over the fleet's mix: ${serviceUs.toFixed(0)} µs (target ≤ ${SERVICE_CPU_TARGET_US} µs), ` +
+    `of it its event loop's thread ${eventLoopUs.toFixed(0)} µs (the rest its helper threads': V8's garbage collection and compilers, libuv's pool); ` +
     `the reference server's, after the fleet (its one route, 50 connections, 10 s): ${reference.serverCpuUs.toFixed(0)} µs; ` +
     `service / reference ${(serviceUs / reference.serverCpuUs).toFixed(2)}`
   );

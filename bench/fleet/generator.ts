@@ -20,6 +20,7 @@ import { LinkTokens } from '../../src/devices/link-tokens';
 import {
   CREDENTIALS_PERIOD_MS,
   emptySamples,
+  recordAnswer,
   type FromWorker,
   fleetDeviceId,
   fleetHwid,
@@ -59,9 +60,6 @@ let stopping = false;
 let acknowledged = 0;
 const idle: (() => void)[] = [];
 
-function record(route: string, ms: number): void {
-  (samples.latencies[route] ??= []).push(ms);
-}
 function failed(route: string, status: number | string): void {
   const key = `${route} ${status}`;
   samples.errors[key] = (samples.errors[key] ?? 0) + 1;
@@ -214,8 +212,9 @@ const connections = Array.from(
 
 function answered(pending: Pending, status: number, text: string, length: number): void {
   inFlight -= 1;
-  if (status >= 200 && status < 300) record(pending.route, performance.now() - pending.at);
-  else if (status !== 0) failed(pending.route, status);
+  if (status >= 200 && status < 300) {
+    recordAnswer(samples, pending.route, performance.now() - pending.at, pending.at);
+  } else if (status !== 0) failed(pending.route, status);
   pending.done(status, text, length);
   if (inFlight === 0) for (const wake of idle.splice(0)) wake();
 }

@@ -28,6 +28,7 @@ import { Sessions, sessionEmail } from '../../agent/src/sessions';
 import { MemoryCore } from './memory-core';
 import {
   emptySamples,
+  recordAnswer,
   type FromWorker,
   fleetNodeHost,
   fleetNodeId,
@@ -51,8 +52,8 @@ const SESSION_IDLE_MS = 1_800_000;
 const MAX_IN_FLIGHT = 256;
 
 let samples = emptySamples();
-function record(route: string, ms: number): void {
-  (samples.latencies[route] ??= []).push(ms);
+function record(route: string, started: number): void {
+  recordAnswer(samples, route, now() - started, started);
 }
 function failed(route: string, status: number | string): void {
   const key = `${route} ${status}`;
@@ -74,7 +75,7 @@ class TimedServiceClient extends ServiceClient {
     const started = now();
     try {
       const answer = await call();
-      record(route, now() - started);
+      record(route, started);
       return answer;
     } catch (error) {
       failed(route, error instanceof ServiceUnavailable ? (error.status ?? 'network') : 'error');
@@ -281,7 +282,7 @@ async function reconnect(g: number): Promise<void> {
     headers,
   });
   if (routing.status !== 200) return failed(ROUTES.routing, routing.status);
-  record(ROUTES.routing, now() - started);
+  record(ROUTES.routing, started);
   samples.routingBytes = Math.max(samples.routingBytes, Buffer.byteLength(routing.text));
   const entries = JSON.parse(routing.text) as { node_id: string; session_token: string }[];
   const ours = entries.filter((each) => nodeById.has(each.node_id));
@@ -302,7 +303,7 @@ async function reconnect(g: number): Promise<void> {
     body,
   );
   if (admitted.status !== 201) return failed(ROUTES.admission, admitted.status);
-  record(ROUTES.admission, now() - started);
+  record(ROUTES.admission, started);
   const userId = fleetUserId(g);
   const session = node.state.sessions.findLast((each) => each.userId === userId);
   if (session) currentEmail.set(g, session.email);
@@ -321,7 +322,7 @@ async function me(g: number): Promise<void> {
     headers: { authorization: `Bearer ${accessToken(g)}` },
   });
   if (answer.status !== 200) return failed(ROUTES.me, answer.status);
-  record(ROUTES.me, now() - started);
+  record(ROUTES.me, started);
 }
 
 /** Starts `perSecond` calls of `call` a second, spread over 100 ms ticks. */

@@ -133,6 +133,22 @@ export interface Samples {
   maxLagMs: number;
   /** Requests not sent because too many were in flight: the sender fell behind. */
   behind: number;
+  /**
+   * Answers slower than SLOW_ANSWER_MS, by the second of the minute they were asked in (0-59, the
+   * clock's): slow answers that bunch at some seconds point at something done once a minute.
+   */
+  slowBySecond: number[];
+}
+
+/** An answer slower than this counts in `slowBySecond`: the p99 bar of every route. */
+export const SLOW_ANSWER_MS = 100;
+
+/** Records an answer of `route` that took `ms`, asked at `askedAt` (`performance.now()`). */
+export function recordAnswer(samples: Samples, route: string, ms: number, askedAt: number): void {
+  (samples.latencies[route] ??= []).push(ms);
+  if (ms > SLOW_ANSWER_MS) {
+    samples.slowBySecond[Math.floor((performance.timeOrigin + askedAt) / 1000) % 60] += 1;
+  }
 }
 
 export const emptySamples = (): Samples => ({
@@ -145,6 +161,7 @@ export const emptySamples = (): Samples => ({
   carried: 0,
   maxLagMs: 0,
   behind: 0,
+  slowBySecond: new Array<number>(60).fill(0),
 });
 
 /**

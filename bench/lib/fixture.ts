@@ -296,10 +296,15 @@ async function startChild(
   return child;
 }
 
-/** BENCH_CPU_PROF=<folder>: the service writes a V8 CPU profile there when it stops. */
+/**
+ * The node flags of the service and of a fleet's own processes: BENCH_CPU_PROF=<folder> has each
+ * write a V8 CPU profile there when it stops; BENCH_NODE_FLAGS adds flags NODE_OPTIONS refuses
+ * (`--trace-gc-nvp`: a line for every garbage collection, in the service's log).
+ */
 export function profileFlags(): string[] {
   const folder = process.env.BENCH_CPU_PROF;
-  return folder ? ['--cpu-prof', `--cpu-prof-dir=${resolve(folder)}`] : [];
+  const flags = (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean);
+  return [...(folder ? ['--cpu-prof', `--cpu-prof-dir=${resolve(folder)}`] : []), ...flags];
 }
 
 async function waitFor(url: string, child: ChildProcess): Promise<void> {

@@ -6,11 +6,18 @@ import { readdirSync, readFileSync } from 'node:fs';
 
 const TICKS_PER_S = 100; // USER_HZ on Linux
 
-/** utime, stime, cutime and cstime of a process, in microseconds; null when it is gone. */
-function cpuOf(pid: number, withReapedChildren: boolean): number | null {
+/**
+ * utime, stime, cutime and cstime of a process (`/proc/<pid>/stat`) or of one of its threads
+ * (`/proc/<pid>/task/<tid>/stat`), in microseconds; null when it is gone.
+ */
+function cpuOf(
+  pid: number,
+  withReapedChildren: boolean,
+  statFile = `/proc/${pid}/stat`,
+): number | null {
   let stat: string;
   try {
-    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    stat = readFileSync(statFile, 'utf8');
   } catch {
     return null;
   }
@@ -27,6 +34,18 @@ function cpuOf(pid: number, withReapedChildren: boolean): number | null {
  */
 export function processCpuUs(pid: number): number {
   return processTree(pid).reduce((sum, each) => sum + (cpuOf(each, false) ?? 0), 0);
+}
+
+/**
+ * CPU microseconds used so far by one process (not its children): in all, and by its main thread,
+ * which in a Node.js process runs the event loop, and so every request's JavaScript. The rest is
+ * its helper threads' (V8's garbage collection and compilers, libuv's pool): work that keeps the
+ * other core busy but does not hold the event loop up. Null when it is gone.
+ */
+export function processThreadsCpuUs(pid: number): { all: number; eventLoop: number } | null {
+  const all = cpuOf(pid, false);
+  const eventLoop = cpuOf(pid, false, `/proc/${pid}/task/${pid}/stat`);
+  return all === null || eventLoop === null ? null : { all, eventLoop };
 }
 
 export function parentOf(pid: number): number | null {
