@@ -238,6 +238,26 @@ async function slowestJob(fixture: Fixture, since: Date): Promise<string> {
   return `${String(row.job)} ${ms(Number(row.ms))} ms (${String(row.outcome)}; ${String(row.runs)} runs)`;
 }
 
+/**
+ * The seconds of the minute the service's periodic jobs started in since `since` (the clock's, as
+ * `slowSeconds`'), the busiest five: jobs bunched with the slow answers point at them.
+ */
+async function jobSeconds(fixture: Fixture, since: Date): Promise<string> {
+  const rows = await fixture.sql(
+    `SELECT floor(extract(second FROM started_at))::int AS second, count(*)::int AS runs,
+            string_agg(DISTINCT job, ', ' ORDER BY job) AS jobs
+       FROM job_runs WHERE started_at >= $1 GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 5`,
+    [since],
+  );
+  if (rows.length === 0) return 'no periodic job started';
+  const seconds = rows.map(
+    (row) => `:${String(row.second).padStart(2, '0')} ${String(row.runs)} (${String(row.jobs)})`,
+  );
+  // The harness reads the service's metrics (and so its business counts) as each minute starts.
+  const read = String(Math.floor(since.getTime() / 1000) % 60).padStart(2, '0');
+  return `periodic jobs started by second of the minute: ${seconds.join('; ')}; the harness reads the metrics at :${read}`;
+}
+
 /** What the service's own metrics (prom-client's defaults) say of its pauses. */
 interface Pauses {
   /** The longest event-loop delay since the metrics were last collected, ms. */
@@ -528,6 +548,7 @@ async function run(scale: FleetScale, minutes: number): Promise<RunResult> {
       }
     }
     say(`  ${slowSeconds(total)}`);
+    say(`  ${await jobSeconds(fixture, new Date(measureAt))}`);
     const fiveHundreds = Object.entries(total.errors).filter(([key]) => / 5\d\d$/.test(key));
     if (fiveHundreds.length > 0) problems.push(`5xx answers: ${JSON.stringify(fiveHundreds)}`);
     for (const [key, count] of Object.entries(total.errors)) {

@@ -34,6 +34,18 @@ export type JobWork = (signal: AbortSignal) => Promise<unknown>;
 export const FIRST_TICK_MS = 1_000;
 
 /**
+ * Where in its tick period the `index`-th job an instance schedules ticks, as a share of the period
+ * (above 0, below 1): the golden ratio's multiples, so that however many jobs there are, no two of
+ * them tick together. Jobs of one period ticking at once started together every minute, eight
+ * cleanups and checks, and the requests of that second waited behind them (bench/RESULTS.md,
+ * issue 46).
+ */
+export function tickPhase(index: number): number {
+  return ((index + 1) * GOLDEN_RATIO) % 1;
+}
+const GOLDEN_RATIO = (1 + Math.sqrt(5)) / 2;
+
+/**
  * Runs every periodic job: once per period across all instances (the job's advisory lock, then a
  * claim of the period in `job_runs`), never overlapping itself, bounded in time, counted in metrics.
  * A failing run or a database that is away costs one period, never the process.
@@ -47,6 +59,8 @@ export class JobRunner implements BeforeApplicationShutdown {
   private stopping = false;
   /** When the runs in progress stop being waited for (`performance.now()`), once stopping. */
   private stopDeadline = Infinity;
+  /** Jobs scheduled so far: the next one's place in `tickPhase`. */
+  private scheduled = 0;
   /** The names of this runner's timers in the scheduler registry. */
   private readonly timers = { intervals: new Set<string>(), timeouts: new Set<string>() };
 
@@ -60,20 +74,36 @@ export class JobRunner implements BeforeApplicationShutdown {
   ) {}
 
   /**
-   * Ticks `job` `ticksPerPeriod` times a period when the app runs its schedule, and once soon after
-   * start: a tick runs the job only when `job_runs` holds no run of the current period, so a period
-   * that came due while the service was down (a restart, a crash) runs within seconds, once across
+   * Ticks `job` `ticksPerPeriod` times a period when the app runs its schedule, each job of the
+   * instance at a phase of its own in the tick period (`tickPhase`), and once soon after start: a
+   * tick runs the job only when `job_runs` holds no run of the current period, so a period that
+   * came due while the service was down (a restart, a crash) runs within seconds, once across
    * instances, and a period already run is left alone.
    */
   every(job: JobSchedule, work: JobWork): void {
     const scheduler = this.scheduler;
     if (!scheduler) return;
     const tickMs = (job.intervalS(this.settings) * 1000) / (job.ticksPerPeriod ?? 1);
-    scheduler.addInterval(
-      job.name,
-      setInterval(() => void this.tick(job, work), tickMs),
+    // The regular ticks from the job's phase on: the first of them no later than a tick period
+    // after start, as without a phase.
+    const phase = `${job.name}:phase`;
+    scheduler.addTimeout(
+      phase,
+      setTimeout(
+        () => {
+          scheduler.deleteTimeout(phase);
+          this.timers.timeouts.delete(phase);
+          void this.tick(job, work);
+          scheduler.addInterval(
+            job.name,
+            setInterval(() => void this.tick(job, work), tickMs),
+          );
+          this.timers.intervals.add(job.name);
+        },
+        tickPhase(this.scheduled++) * tickMs,
+      ),
     );
-    this.timers.intervals.add(job.name);
+    this.timers.timeouts.add(phase);
     const first = `${job.name}:first`;
     scheduler.addTimeout(
       first,
