@@ -86,37 +86,30 @@ export class JobRunner implements BeforeApplicationShutdown {
     const tickMs = (job.intervalS(this.settings) * 1000) / (job.ticksPerPeriod ?? 1);
     // The regular ticks from the job's phase on: the first of them no later than a tick period
     // after start, as without a phase.
-    const phase = `${job.name}:phase`;
+    this.once(scheduler, `${job.name}:phase`, tickPhase(this.scheduled++) * tickMs, () => {
+      void this.tick(job, work);
+      scheduler.addInterval(
+        job.name,
+        setInterval(() => void this.tick(job, work), tickMs),
+      );
+      this.timers.intervals.add(job.name);
+    });
+    this.once(scheduler, `${job.name}:first`, Math.min(FIRST_TICK_MS, tickMs), () => {
+      void this.tick(job, work);
+    });
+  }
+
+  /** Calls `then` once after `ms`, on a timer of this runner that `stop()` clears. */
+  private once(scheduler: SchedulerRegistry, name: string, ms: number, then: () => void): void {
     scheduler.addTimeout(
-      phase,
-      setTimeout(
-        () => {
-          scheduler.deleteTimeout(phase);
-          this.timers.timeouts.delete(phase);
-          void this.tick(job, work);
-          scheduler.addInterval(
-            job.name,
-            setInterval(() => void this.tick(job, work), tickMs),
-          );
-          this.timers.intervals.add(job.name);
-        },
-        tickPhase(this.scheduled++) * tickMs,
-      ),
+      name,
+      setTimeout(() => {
+        scheduler.deleteTimeout(name);
+        this.timers.timeouts.delete(name);
+        then();
+      }, ms),
     );
-    this.timers.timeouts.add(phase);
-    const first = `${job.name}:first`;
-    scheduler.addTimeout(
-      first,
-      setTimeout(
-        () => {
-          scheduler.deleteTimeout(first);
-          this.timers.timeouts.delete(first);
-          void this.tick(job, work);
-        },
-        Math.min(FIRST_TICK_MS, tickMs),
-      ),
-    );
-    this.timers.timeouts.add(first);
+    this.timers.timeouts.add(name);
   }
 
   /** One tick: runs `work` unless another instance holds the job or has run it this period. */
