@@ -13,6 +13,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import {
   chmodSync,
   closeSync,
+  copyFileSync,
   existsSync,
   mkdtempSync,
   openSync,
@@ -94,6 +95,9 @@ export async function startFixture(
     await Promise.all(children.map(stopChild));
     await bouncer?.stop();
     await pg.stop();
+    // BENCH_SERVICE_LOG=<file>: the service's log kept there (with BENCH_NODE_FLAGS' lines).
+    const kept = process.env.BENCH_SERVICE_LOG;
+    if (kept && existsSync(join(dir, 'service.log'))) copyFileSync(join(dir, 'service.log'), kept);
     rmSync(dir, { recursive: true, force: true });
   };
   try {
