@@ -65,10 +65,10 @@ import { type Fixture, profileFlags, SERVICE_SECRETS, startFixture } from './lib
 import { measureWithCpu } from './lib/cpu-load';
 import { freePort } from './lib/load';
 import {
+  eventLoopCpuUs,
   loadAverage,
   peakRssMiB,
   processCpuUs,
-  processThreadsCpuUs,
   serverTreeCpuUs,
   serviceMemoryMiB,
 } from './lib/processes';
@@ -606,14 +606,6 @@ async function run(scale: FleetScale, minutes: number): Promise<RunResult> {
     tunnel.server.close();
     await fixture.close();
   }
-}
-
-/**
- * CPU microseconds so far of the service's event loop: its main thread's, what holds its requests
- * up (`processThreadsCpuUs`); NaN once it is gone.
- */
-function eventLoopCpuUs(pid: number): number {
-  return processThreadsCpuUs(pid)?.eventLoop ?? NaN;
 }
 
 /** Issue 46: the service's CPU a request over the fleet's mix, at most this (on the machine of the run). */

@@ -37,15 +37,13 @@ export function processCpuUs(pid: number): number {
 }
 
 /**
- * CPU microseconds used so far by one process (not its children): in all, and by its main thread,
- * which in a Node.js process runs the event loop, and so every request's JavaScript. The rest is
- * its helper threads' (V8's garbage collection and compilers, libuv's pool): work that keeps the
- * other core busy but does not hold the event loop up. Null when it is gone.
+ * CPU microseconds used so far by a process's main thread, which in a Node.js process runs the
+ * event loop, and so every request's JavaScript; NaN once it is gone. The rest of the process's
+ * CPU (`processCpuUs`) is its helper threads' (V8's garbage collection and compilers, libuv's
+ * pool): work that keeps the other core busy but does not hold the event loop up.
  */
-export function processThreadsCpuUs(pid: number): { all: number; eventLoop: number } | null {
-  const all = cpuOf(pid, false);
-  const eventLoop = cpuOf(pid, false, `/proc/${pid}/task/${pid}/stat`);
-  return all === null || eventLoop === null ? null : { all, eventLoop };
+export function eventLoopCpuUs(pid: number): number {
+  return cpuOf(pid, false, `/proc/${pid}/task/${pid}/stat`) ?? NaN;
 }
 
 export function parentOf(pid: number): number | null {
