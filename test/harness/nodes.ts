@@ -1,3 +1,5 @@
+import { randomInt } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import type { TestApp } from './app';
@@ -66,11 +68,36 @@ export async function tcpListener(): Promise<{
   };
 }
 
-/** A port on 127.0.0.1 that nothing listens on (was just free). */
+/**
+ * A port on 127.0.0.1 that nothing listens on, taken below the kernel's ephemeral range: a port
+ * the kernel hands out itself (another test's `listen(0)`, or a probe's own source port, which
+ * would connect to itself) could start answering while the test still counts on it refusing.
+ */
 export async function closedPort(): Promise<number> {
-  const listener = await tcpListener();
-  await listener.close();
-  return listener.port;
+  const ephemeralLow = ephemeralPortsStart();
+  for (;;) {
+    const port = ephemeralLow - 1 - randomInt(Math.min(16_000, ephemeralLow - 1025));
+    if (await isFree(port)) return port;
+  }
+}
+
+function ephemeralPortsStart(): number {
+  try {
+    const [low] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8')
+      .trim()
+      .split(/\s+/);
+    return Number(low) > 1025 ? Number(low) : 32_768;
+  } catch {
+    return 32_768;
+  }
+}
+
+function isFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
 }
 
 /** Polls `check` until it returns true or `timeoutMs` passes; the elapsed ms, or throws. */
