@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { MONEY_RECEIVED_SQL } from '../billing/money-received';
+import { Limiter } from '../common/concurrency/limiter';
+import { sumSlices, walkTablePages } from '../database/page-walk';
 import { sqlRows } from '../database/sql';
 import { subscriptionActiveSql } from '../users/subscription-active';
 
@@ -26,22 +28,31 @@ export interface NodeCounts {
 
 /**
  * The scrape-time reads behind the business metrics: one small aggregate per group, read-only,
- * outside any transaction.
+ * outside any transaction. The counts of whole tables (accounts, devices, payments) walk their
+ * table a slice of pages at a time (`walkTablePages`), one table at a time.
  */
 @Injectable()
 export class BusinessMetricsRepository {
+  /** One walk over a whole table at a time, whatever groups a scrape reads at once. */
+  private readonly walks = new Limiter(1);
+
   constructor(private readonly dataSource: DataSource) {}
 
+  private walk<Row>(table: string, sql: string): Promise<Row[]> {
+    return this.walks.run(() => walkTablePages<Row>(this.dataSource, table, sql));
+  }
+
   async userCounts(): Promise<UserCounts> {
-    const rows = await sqlRows<{ kind: string; n: string; active: string }>(
-      this.dataSource,
+    const slices = await this.walk<{ kind: string; n: string; active: string }>(
+      'users',
       `SELECT CASE WHEN role IS NOT NULL THEN role
                    WHEN tg_id IS NOT NULL THEN 'telegram'
                    ELSE 'seed' END AS kind,
               count(*) AS n,
-              count(*) FILTER (WHERE ${subscriptionActiveSql('users')}) AS active
-         FROM users GROUP BY 1`,
+              count(*) FILTER (WHERE ${subscriptionActiveSql('u')}) AS active
+         FROM users u WHERE $1::tid <= u.ctid AND u.ctid < $2::tid GROUP BY 1`,
     );
+    const rows = sumSlices(slices, ['kind'], ['n', 'active']);
     return {
       byKind: rows.map((r) => ({ kind: r.kind, count: Number(r.n) })),
       activeSubscriptions: rows.reduce((sum, r) => sum + Number(r.active), 0),
@@ -50,11 +61,15 @@ export class BusinessMetricsRepository {
 
   /** Devices by how apps tell them apart (hwid, app, link). */
   async deviceCounts(): Promise<{ source: string; count: number }[]> {
-    const rows = await sqlRows<{ source: string; n: string }>(
-      this.dataSource,
-      `SELECT source, count(*) AS n FROM devices GROUP BY source`,
+    const slices = await this.walk<{ source: string; n: string }>(
+      'devices',
+      `SELECT source, count(*) AS n FROM devices d
+        WHERE $1::tid <= d.ctid AND d.ctid < $2::tid GROUP BY source`,
     );
-    return rows.map((r) => ({ source: r.source, count: Number(r.n) }));
+    return sumSlices(slices, ['source'], ['n']).map((r) => ({
+      source: r.source,
+      count: Number(r.n),
+    }));
   }
 
   async pendingInvoices(): Promise<number> {
@@ -66,12 +81,18 @@ export class BusinessMetricsRepository {
   }
 
   async paymentTotals(): Promise<PaymentTotals[]> {
-    const rows = await sqlRows<{ currency: string; provider: string; n: string; amount: string }>(
-      this.dataSource,
+    const slices = await this.walk<{
+      currency: string;
+      provider: string;
+      n: string;
+      amount: string;
+    }>(
+      'invoices',
       `SELECT r.currency, r.provider, count(*) AS n, sum(r.amount)::text AS amount
-         FROM (${MONEY_RECEIVED_SQL}) r GROUP BY 1, 2`,
+         FROM (${MONEY_RECEIVED_SQL}) r
+        WHERE $1::tid <= r.invoice_ctid AND r.invoice_ctid < $2::tid GROUP BY 1, 2`,
     );
-    return rows.map((r) => ({
+    return sumSlices(slices, ['currency', 'provider'], ['n', 'amount']).map((r) => ({
       currency: r.currency,
       provider: r.provider,
       count: Number(r.n),

@@ -13,8 +13,10 @@ export const METRICS_READ_TIMEOUT_MS = 2_000;
 /**
  * Metrics read from the database when Prometheus scrapes, one read per group, cached for
  * METRICS_CACHE_S so several scrapers cost one read; the counts of whole tables (accounts,
- * devices, payments: each a scan of its table) for METRICS_COUNTS_CACHE_S. A group never read
- * successfully exports no sample rather than a made-up zero.
+ * devices, payments: each a walk over its table, seconds long at a million rows) for
+ * METRICS_COUNTS_CACHE_S. A scrape waits METRICS_READ_TIMEOUT_MS for a read and answers with the
+ * last values meanwhile; a group never read successfully exports no sample rather than a made-up
+ * zero.
  */
 @Injectable()
 export class BusinessMetrics {
