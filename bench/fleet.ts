@@ -128,26 +128,41 @@ function merge(into: Samples, from: Samples): void {
   into.carried += from.carried;
   into.maxLagMs = Math.max(into.maxLagMs, from.maxLagMs);
   into.behind += from.behind;
-  from.slowBySecond.forEach((count, second) => (into.slowBySecond[second] += count));
+  for (const [second, count] of Object.entries(from.slowBySecond)) {
+    into.slowBySecond[Number(second)] = (into.slowBySecond[Number(second)] ?? 0) + count;
+  }
 }
 
 /**
- * Where in the minute the slow answers were asked: the five seconds with the most, and their
- * share of all of them (five seconds of sixty hold a twelfth when nothing bunches).
+ * When the slow answers were asked: the five seconds of the minute with the most, and their share
+ * of all of them (five seconds of sixty hold a twelfth when nothing bunches); then the run's five
+ * worst seconds by the clock, which tell a stall of every minute from one of a single moment.
  */
 function slowSeconds(samples: Samples): string {
-  const all = samples.slowBySecond.reduce((sum, count) => sum + count, 0);
+  const bySecond = Object.entries(samples.slowBySecond).map(([second, count]) => ({
+    second: Number(second),
+    count,
+  }));
+  const all = bySecond.reduce((sum, { count }) => sum + count, 0);
   if (all === 0) return `no answer over ${SLOW_ANSWER_MS} ms`;
-  const worst = samples.slowBySecond
+  const ofMinute = new Array<number>(60).fill(0);
+  for (const { second, count } of bySecond) ofMinute[second % 60] += count;
+  const worst = ofMinute
     .map((count, second) => ({ count, second }))
     .sort((a, b) => b.count - a.count)
     .slice(0, 5);
   const inWorst = worst.reduce((sum, { count }) => sum + count, 0);
+  const worstByClock = bySecond.sort((a, b) => b.count - a.count).slice(0, 5);
   return (
     `${all} answers over ${SLOW_ANSWER_MS} ms, ${((inWorst / all) * 100).toFixed(0)}% of them asked in five seconds of the minute: ` +
-    worst.map(({ count, second }) => `:${String(second).padStart(2, '0')} ${count}`).join(', ')
+    worst.map(({ count, second }) => `:${String(second).padStart(2, '0')} ${count}`).join(', ') +
+    `; the run's worst seconds: ` +
+    worstByClock.map(({ count, second }) => `${clockTime(second * 1000)} ${count}`).join(', ')
   );
 }
+
+/** HH:MM:SS of the clock (UTC) at `ms` since the epoch. */
+const clockTime = (ms: number): string => new Date(ms).toISOString().slice(11, 19);
 
 /** The node workers, and a way to ask all of them for one kind of answer. */
 class Workers {
@@ -240,13 +255,13 @@ async function slowestJob(fixture: Fixture, since: Date): Promise<string> {
 
 /**
  * The seconds of the minute the service's periodic jobs started in since `since` (the clock's, as
- * `slowSeconds`'), the busiest five: jobs bunched with the slow answers point at them.
+ * `slowSeconds`'), every one: jobs bunched with the slow answers point at them.
  */
 async function jobSeconds(fixture: Fixture, since: Date): Promise<string> {
   const rows = await fixture.sql(
     `SELECT floor(extract(second FROM started_at))::int AS second, count(*)::int AS runs,
             string_agg(DISTINCT job, ', ' ORDER BY job) AS jobs
-       FROM job_runs WHERE started_at >= $1 GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 5`,
+       FROM job_runs WHERE started_at >= $1 GROUP BY 1 ORDER BY 1`,
     [since],
   );
   if (rows.length === 0) return 'no periodic job started';

@@ -134,10 +134,11 @@ export interface Samples {
   /** Requests not sent because too many were in flight: the sender fell behind. */
   behind: number;
   /**
-   * Answers slower than SLOW_ANSWER_MS, by the second of the minute they were asked in (0-59, the
-   * clock's): slow answers that bunch at some seconds point at something done once a minute.
+   * Answers slower than SLOW_ANSWER_MS, by the clock's second they were asked in (seconds since the
+   * epoch): slow answers that bunch in some seconds, or at the same second of every minute, point
+   * at something done then.
    */
-  slowBySecond: number[];
+  slowBySecond: Record<number, number>;
 }
 
 /** An answer slower than this counts in `slowBySecond`: the p99 bar of every route. */
@@ -147,7 +148,8 @@ export const SLOW_ANSWER_MS = 100;
 export function recordAnswer(samples: Samples, route: string, ms: number, askedAt: number): void {
   (samples.latencies[route] ??= []).push(ms);
   if (ms > SLOW_ANSWER_MS) {
-    samples.slowBySecond[Math.floor((performance.timeOrigin + askedAt) / 1000) % 60] += 1;
+    const second = Math.floor((performance.timeOrigin + askedAt) / 1000);
+    samples.slowBySecond[second] = (samples.slowBySecond[second] ?? 0) + 1;
   }
 }
 
@@ -161,7 +163,7 @@ export const emptySamples = (): Samples => ({
   carried: 0,
   maxLagMs: 0,
   behind: 0,
-  slowBySecond: new Array<number>(60).fill(0),
+  slowBySecond: {},
 });
 
 /**
