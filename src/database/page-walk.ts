@@ -2,8 +2,11 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { DataSource } from 'typeorm';
 import { sqlRows } from './sql';
 
-/** Pages one slice of a walk reads: 8 MB at PostgreSQL's default page size. */
-export const WALK_SLICE_PAGES = 1024;
+/** Pages one slice of a walk reads: 2 MB at PostgreSQL's default page size, a few ms. */
+export const WALK_SLICE_PAGES = 256;
+
+/** After each slice a walk pauses this many times as long as the slice took. */
+const PAUSE_PER_SLICE_TIME = 3;
 
 /** Past the last page a table can have: the open end of a walk's last slice. */
 const PAST_EVERY_PAGE = '(4294967295,0)';
@@ -16,9 +19,10 @@ const PAST_EVERY_PAGE = '(4294967295,0)';
  *
  * `sql` reads its slice through the row's place, `$1::tid <= t.ctid AND t.ctid < $2::tid` (a TID
  * range scan reads those pages and no others); the caller sums the slices' rows. The slices run one
- * at a time on one connection, each followed by a pause as long as it took, so the walk keeps at
- * most half of one core busy; all of them in one read-only snapshot, so the sums are exactly those
- * of one statement over the table, whatever is written meanwhile.
+ * at a time on one connection, each followed by a pause three times as long as it took, so the
+ * walk keeps at most a quarter of one core busy (half of one still held up a fully loaded two-core
+ * machine's requests, bench/RESULTS.md); all of them in one read-only snapshot, so the sums are
+ * exactly those of one statement over the table, whatever is written meanwhile.
  */
 export async function walkTablePages<Row>(
   dataSource: DataSource,
@@ -50,7 +54,7 @@ export async function walkTablePages<Row>(
       ]);
       rows.push(...slice);
       if (last) break;
-      await sleep(performance.now() - started);
+      await sleep(PAUSE_PER_SLICE_TIME * (performance.now() - started));
     }
     await runner.commitTransaction();
     return rows;
