@@ -4,6 +4,7 @@ import { MONEY_RECEIVED_SQL } from '../billing/money-received';
 import { Limiter } from '../common/concurrency/limiter';
 import { sumSlices, walkTablePages } from '../database/page-walk';
 import { sqlRows } from '../database/sql';
+import { AGENT_SILENT_AFTER_S } from '../nodes/node-status';
 import { subscriptionActiveSql } from '../users/subscription-active';
 
 export interface UserCounts {
@@ -22,8 +23,13 @@ export interface PaymentTotals {
 
 export interface NodeCounts {
   byState: { status: string; provisionState: string; count: number }[];
-  /** Seconds since each node's last traffic report, for nodes that have reported. */
-  reportAges: { node: string; seconds: number }[];
+  /** Seconds since the oldest last traffic report of a node that has reported; null if none has. */
+  oldestReportAge: number | null;
+  /**
+   * Seconds since the last traffic report of each provisioned node whose agent is silent (no
+   * report for over AGENT_SILENT_AFTER_S, having reported before).
+   */
+  silentReportAges: { node: string; seconds: number }[];
 }
 
 /**
@@ -100,35 +106,40 @@ export class BusinessMetricsRepository {
     }));
   }
 
-  /** Nodes by health status and provision state, and the age of each one's last traffic report. */
+  /**
+   * Nodes by health status and provision state, the oldest last traffic report, and the silent
+   * agents' nodes one by one: counted in the database, so a scrape of 5,000 nodes reads a few rows
+   * rather than one a node (5,000 per-node series took 10-30 ms of the event loop a scrape).
+   */
   async nodeCounts(): Promise<NodeCounts> {
-    const rows = await sqlRows<{
-      name: string;
-      status: string;
-      provision_state: string;
-      report_age_s: number | null;
-    }>(
-      this.dataSource,
-      `SELECT name, status, provision_state,
-              extract(epoch FROM now() - last_report_at)::float8 AS report_age_s
-         FROM nodes WHERE deleted_at IS NULL`,
-    );
-    const byState = new Map<string, { status: string; provisionState: string; count: number }>();
-    for (const row of rows) {
-      const key = `${row.status}|${row.provision_state}`;
-      const entry = byState.get(key) ?? {
+    const [states, silent] = await Promise.all([
+      sqlRows<{ status: string; provision_state: string; n: number; oldest: number | null }>(
+        this.dataSource,
+        `SELECT status, provision_state, count(*)::int AS n,
+                extract(epoch FROM now() - min(last_report_at))::float8 AS oldest
+           FROM nodes WHERE deleted_at IS NULL GROUP BY 1, 2`,
+      ),
+      sqlRows<{ name: string; report_age_s: number }>(
+        this.dataSource,
+        `SELECT name, extract(epoch FROM now() - last_report_at)::float8 AS report_age_s
+           FROM nodes
+          WHERE deleted_at IS NULL AND provision_state = 'ready'
+            AND last_report_at < now() - make_interval(secs => $1)`,
+        [AGENT_SILENT_AFTER_S],
+      ),
+    ]);
+    const ages = states.flatMap((row) => (row.oldest === null ? [] : [Number(row.oldest)]));
+    return {
+      byState: states.map((row) => ({
         status: row.status,
         provisionState: row.provision_state,
-        count: 0,
-      };
-      entry.count += 1;
-      byState.set(key, entry);
-    }
-    return {
-      byState: [...byState.values()],
-      reportAges: rows
-        .filter((r) => r.report_age_s !== null)
-        .map((r) => ({ node: r.name, seconds: Number(r.report_age_s) })),
+        count: row.n,
+      })),
+      oldestReportAge: ages.length > 0 ? Math.max(...ages) : null,
+      silentReportAges: silent.map((row) => ({
+        node: row.name,
+        seconds: Number(row.report_age_s),
+      })),
     };
   }
 }

@@ -46,7 +46,7 @@ describe('BusinessMetrics', () => {
       },
       nodeCounts: () => {
         reads.nodes++;
-        return Promise.resolve({ byState: [], reportAges: [] });
+        return Promise.resolve({ byState: [], oldestReportAge: null, silentReportAges: [] });
       },
     } as unknown as BusinessMetricsRepository;
     const metrics = new Metrics();

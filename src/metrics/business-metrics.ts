@@ -3,6 +3,7 @@ import { Counter, Gauge } from 'prom-client';
 import { isKnownCurrency, minorDigits } from '../billing/money';
 import { type Settings } from '../config/settings';
 import { SETTINGS } from '../config/settings.module';
+import { AGENT_SILENT_AFTER_S } from '../nodes/node-status';
 import { BusinessMetricsRepository, type PaymentTotals } from './business-metrics.repository';
 import { CachedRead } from '../common/concurrency/cached-read';
 import { Metrics } from './metrics.service';
@@ -99,14 +100,25 @@ export class BusinessMetrics {
       },
     });
     new Gauge({
+      name: 'vpn_node_last_report_age_max_seconds',
+      help: 'Seconds since the oldest last traffic report of any node that has reported.',
+      registers,
+      async collect() {
+        const counts = await nodes.get();
+        this.reset();
+        if (counts?.oldestReportAge != null) this.set(counts.oldestReportAge);
+      },
+    });
+    // One series a silent node only: one a node is 5,000 series a scrape at 5,000 nodes.
+    new Gauge({
       name: 'vpn_node_last_report_age_seconds',
-      help: "Seconds since each node's last traffic report.",
+      help: `Seconds since the last traffic report of each provisioned node whose agent has been silent for over ${AGENT_SILENT_AFTER_S} s (two report periods); nodes reporting on time have no series.`,
       labelNames: ['node'] as const,
       registers,
       async collect() {
         const counts = await nodes.get();
         this.reset();
-        for (const r of counts?.reportAges ?? []) this.set({ node: r.node }, r.seconds);
+        for (const r of counts?.silentReportAges ?? []) this.set({ node: r.node }, r.seconds);
       },
     });
 
