@@ -27,6 +27,7 @@ import { NextTrafficResets0027 } from './0027-next-traffic-resets';
 import { DeviceConnectionsNow0028 } from './0028-device-connections-now';
 import { DeviceChangesPerStatement0029 } from './0029-device-changes-per-statement';
 import { DevicesFillfactor0030 } from './0030-devices-fillfactor';
+import { CountersAnalyzedLessOften0031 } from './0031-counters-analyzed-less-often';
 
 /** Every migration in order; the numbers in the file names are their order. */
 export const MIGRATIONS = [
@@ -59,4 +60,5 @@ export const MIGRATIONS = [
   DeviceConnectionsNow0028,
   DeviceChangesPerStatement0029,
   DevicesFillfactor0030,
+  CountersAnalyzedLessOften0031,
 ];

@@ -40,6 +40,21 @@ describe('migrations', () => {
 
       expect((await dataSource.runMigrations()).length).toBe(MIGRATIONS.length);
       expect(await tables()).toEqual(full);
+
+      // The tables every traffic report rewrites: room on each page for the new row versions, and
+      // (users, devices) analyzed at the pace their dates change, not their counters (0031).
+      const options = (await dataSource.query(
+        `SELECT relname, reloptions FROM pg_class
+          WHERE relname IN ('users', 'devices', 'nodes') ORDER BY relname`,
+      )) as { relname: string; reloptions: string[] }[];
+      expect(options).toEqual([
+        {
+          relname: 'devices',
+          reloptions: ['fillfactor=70', 'autovacuum_analyze_scale_factor=2'],
+        },
+        { relname: 'nodes', reloptions: ['fillfactor=70'] },
+        { relname: 'users', reloptions: ['fillfactor=70', 'autovacuum_analyze_scale_factor=2'] },
+      ]);
     } finally {
       await dataSource.destroy();
       await admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
