@@ -7,6 +7,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { canonicalUuid } from '../src/common/uuid';
+import { DevicesCleanupJob } from '../src/devices/devices.jobs';
+import { PresenceRepository } from '../src/devices/presence.repository';
 import { InternalService } from '../src/internal/internal.service';
 import type { TrafficReport } from '../src/internal/traffic-report.pipe';
 import { startTestApp, type TestApp } from './harness/app';
@@ -139,6 +141,46 @@ describe('device presence: one address per device across nodes', () => {
       [[ghost, deviceId]],
     )) as { device_id: string }[];
     expect(rows.map((row) => row.device_id)).toEqual([deviceId]);
+  });
+
+  it('the clean-up forgets connections not seen for 5 minutes, a batch at a time, and skips one a report batch holds', async () => {
+    const devices = await Promise.all(Array.from({ length: 5 }, () => userWithDevice()));
+    const ids = devices.map((d) => d.deviceId);
+    await report(
+      nodeA,
+      ids.map((id, i) => ({ device_id: id, address: `198.51.100.${60 + i}`, since: at(1) })),
+    );
+    // Four of them last seen 6 minutes ago; the fifth just now.
+    await t.dataSource.query(
+      `UPDATE device_presence SET seen_at = now() - interval '6 minutes' WHERE device_id = ANY($1)`,
+      [ids.slice(0, 4)],
+    );
+    const kept = async (): Promise<string[]> =>
+      (
+        (await t.dataSource.query(
+          `SELECT device_id FROM device_presence WHERE device_id = ANY($1) ORDER BY device_id`,
+          [ids],
+        )) as { device_id: string }[]
+      ).map((row) => row.device_id);
+    const presence = t.app.get(PresenceRepository);
+
+    // One stale row held by a transaction, as a report batch holds the rows it refreshes.
+    const holder = t.dataSource.createQueryRunner();
+    await holder.connect();
+    await holder.startTransaction();
+    try {
+      await holder.query(`SELECT 1 FROM device_presence WHERE device_id = $1 FOR UPDATE`, [ids[0]]);
+      expect(await presence.forgetOlderThan(5, 2)).toBe(2);
+      expect(await presence.forgetOlderThan(5, 2)).toBe(1);
+      expect(await presence.forgetOlderThan(5, 2)).toBe(0);
+      expect(await kept()).toEqual([ids[0], ids[4]].sort());
+    } finally {
+      await holder.rollbackTransaction();
+      await holder.release();
+    }
+    // Once free, the job's next run forgets it.
+    await t.app.get(DevicesCleanupJob).run();
+    expect(await kept()).toEqual([ids[4]]);
   });
 
   it('a connection reported again unchanged is written again only once its record is 2 minutes old', async () => {

@@ -1,5 +1,5 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
-import { deleteInBatches } from '../scheduler/delete-in-batches';
+import { cleanUpInBatches, deleteInBatches } from '../scheduler/delete-in-batches';
 import { JOBS } from '../scheduler/intervals';
 import { JobRunner } from '../scheduler/job-runner.service';
 import { CredentialsRepository } from './credentials.repository';
@@ -26,7 +26,11 @@ export class DevicesCleanupJob implements OnModuleInit {
   }
 
   async run(signal?: AbortSignal): Promise<void> {
-    await this.presence.forgetOlderThan(PRESENCE_KEPT_MINUTES);
+    // In batches, as every clean-up: a node farm gone for minutes leaves its devices all at once.
+    await cleanUpInBatches(
+      (batch) => this.presence.forgetOlderThan(PRESENCE_KEPT_MINUTES, batch),
+      signal,
+    );
     await deleteInBatches(
       (batch) => this.credentials.forgetOlderThan(CREDENTIAL_CHANGES_KEPT_DAYS, batch),
       { batch: 1_000, signal },

@@ -43,19 +43,19 @@ export class PresenceRepository {
   }
 
   /**
-   * Forgets connections not seen for `minutes`; how many. A row a report batch holds is left for
-   * the next run (the batch is refreshing it): the job never waits for a batch, so the two cannot
-   * deadlock, whatever order each takes its rows in.
+   * Forgets up to `batch` connections not seen for `minutes`; how many. A row a report batch holds
+   * is left for the next run (the batch is refreshing it): the job never waits for a batch, so the
+   * two cannot deadlock, whatever order each takes its rows in.
    */
-  async forgetOlderThan(minutes: number): Promise<number> {
-    const rows = await sqlRows<{ device_id: string }>(
+  async forgetOlderThan(minutes: number, batch: number): Promise<number> {
+    const rows = await sqlRows(
       this.txHost.tx,
       `DELETE FROM device_presence
         WHERE device_id IN (SELECT device_id FROM device_presence
                              WHERE seen_at < now() - make_interval(mins => $1)
-                               FOR UPDATE SKIP LOCKED)
-       RETURNING device_id`,
-      [minutes],
+                             LIMIT $2 FOR UPDATE SKIP LOCKED)
+       RETURNING 1`,
+      [minutes, batch],
     );
     return rows.length;
   }
