@@ -4,7 +4,7 @@ import { MONEY_RECEIVED_SQL } from '../billing/money-received';
 import { Limiter } from '../common/concurrency/limiter';
 import { sumSlices, walkTablePages } from '../database/page-walk';
 import { sqlRows } from '../database/sql';
-import { AGENT_SILENT_AFTER_S } from '../nodes/node-status';
+import { agentReportedSql } from '../nodes/node-status';
 import { subscriptionActiveSql } from '../users/subscription-active';
 
 export interface UserCounts {
@@ -121,11 +121,10 @@ export class BusinessMetricsRepository {
       ),
       sqlRows<{ name: string; report_age_s: number }>(
         this.dataSource,
-        `SELECT name, extract(epoch FROM now() - last_report_at)::float8 AS report_age_s
-           FROM nodes
-          WHERE deleted_at IS NULL AND provision_state = 'ready'
-            AND last_report_at < now() - make_interval(secs => $1)`,
-        [AGENT_SILENT_AFTER_S],
+        `SELECT n.name, extract(epoch FROM now() - n.last_report_at)::float8 AS report_age_s
+           FROM nodes n
+          WHERE n.deleted_at IS NULL AND n.provision_state = 'ready'
+            AND n.last_report_at IS NOT NULL AND NOT ${agentReportedSql('n')}`,
       ),
     ]);
     const ages = states.flatMap((row) => (row.oldest === null ? [] : [Number(row.oldest)]));

@@ -22,10 +22,15 @@ export function shownStatus(
   return silentMs > AGENT_SILENT_AFTER_S * 1000 ? 'unknown' : 'online';
 }
 
+/** The agent of the nodes row `alias` reported within `AGENT_SILENT_AFTER_S`, in SQL. */
+export function agentReportedSql(alias: string): string {
+  return `${alias}.last_report_at >= now() - make_interval(secs => ${AGENT_SILENT_AFTER_S})`;
+}
+
 /** `shownStatus(…) = 'online'` for the nodes row `alias`, in SQL. */
 export function shownOnlineSql(alias: string): string {
   return (
     `(${alias}.status = 'online' AND ${alias}.provision_state = 'ready' AND ` +
-    `${alias}.last_report_at >= now() - make_interval(secs => ${AGENT_SILENT_AFTER_S}))`
+    `${agentReportedSql(alias)})`
   );
 }
