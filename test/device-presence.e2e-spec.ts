@@ -247,6 +247,64 @@ describe('device presence: one address per device across nodes', () => {
     expect(switches).toBe(1);
   });
 
+  it("a connection's write that fails fails the batch: nothing of the report is kept, and sent again it is counted once", async () => {
+    // The connections are the batch's last writes, answered with its COMMIT: PostgreSQL answers
+    // the COMMIT of a failed transaction with a rollback, which must not pass for a commit.
+    const { user, deviceId } = await userWithDevice();
+    const reportId = randomUUID();
+    const body = {
+      node_id: nodeA,
+      report_id: reportId,
+      entries: [
+        {
+          user_id: user.user.id,
+          bytes_up: 30,
+          bytes_down: 12,
+          devices: [{ device_id: deviceId, bytes_up: 30, bytes_down: 12 }],
+        },
+      ],
+      online: [{ device_id: deviceId, address: '192.0.2.250', since: at(1).toISOString() }],
+    };
+    const post = () =>
+      t
+        .http()
+        .post('/api/v1/internal/traffic')
+        .set({ 'X-Internal-Secret': t.settings.internalSecret })
+        .send(body);
+    const kept = async () => {
+      const [row] = (await t.dataSource.query(
+        `SELECT u.traffic_used_bytes::int AS used, d.bytes_up::int AS up,
+                (SELECT count(*)::int FROM traffic_reports WHERE report_id = $2) AS recorded,
+                (SELECT host(address) FROM device_presence WHERE device_id = d.id) AS address
+           FROM devices d JOIN users u ON u.id = d.user_id WHERE d.id = $1`,
+        [deviceId, reportId],
+      )) as { used: number; up: number; recorded: number; address: string | null }[];
+      return row;
+    };
+    await t.dataSource.query(
+      `CREATE FUNCTION refuse_test_address() RETURNS trigger LANGUAGE plpgsql AS $$
+       BEGIN
+         IF NEW.address = '192.0.2.250'::inet THEN RAISE EXCEPTION 'refused by the test'; END IF;
+         RETURN NEW;
+       END $$;
+       CREATE TRIGGER refuse_test_address BEFORE INSERT OR UPDATE ON device_presence
+         FOR EACH ROW EXECUTE FUNCTION refuse_test_address();`,
+    );
+    try {
+      const refused = await post();
+      expect(refused.status).toBeGreaterThanOrEqual(500);
+      expect(await kept()).toEqual({ used: 0, up: 0, recorded: 0, address: null });
+    } finally {
+      await t.dataSource.query(
+        `DROP TRIGGER refuse_test_address ON device_presence; DROP FUNCTION refuse_test_address();`,
+      );
+    }
+    const applied = await post().expect(200);
+    expect(applied.body).toMatchObject({ applied: true, close: [] });
+    await post().expect(200, { applied: false, over_limit: [], unknown_users: 0, close: [] });
+    expect(await kept()).toEqual({ used: 42, up: 30, recorded: 1, address: '192.0.2.250' });
+  });
+
   it('a batch locks its users, then its devices, then its nodes: each part of the counting statement waits for the one before', async () => {
     const { user, deviceId } = await userWithDevice();
     const userId = user.user.id;

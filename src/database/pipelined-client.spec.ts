@@ -9,7 +9,7 @@ function message(type: string, body: Buffer = Buffer.alloc(0)): Buffer {
   return Buffer.concat([head, body]);
 }
 const text = (value: string): Buffer => Buffer.from(`${value}\0`, 'utf8');
-const ready = (status: 'I' | 'T'): Buffer => message('Z', Buffer.from(status, 'latin1'));
+const ready = (status: 'I' | 'T' | 'E'): Buffer => message('Z', Buffer.from(status, 'latin1'));
 const done = (tag: string): Buffer => message('C', text(tag));
 const failed = (sqlState: string, why: string): Buffer =>
   message(
@@ -103,6 +103,76 @@ describe('PipelinedClient', () => {
       await client.query('START TRANSACTION');
       await expect(client.query('SELECT 1')).rejects.toThrow('the start failed');
       await fake.closed;
+    } finally {
+      client.connection.stream.destroy();
+      await fake.close();
+    }
+  });
+
+  it("writes a transaction's last writes and its COMMIT in one round trip", async () => {
+    // The server answers only once all three have arrived: a client that waited would wait forever.
+    const fake = await server(3, (socket, queries) => {
+      expect(queries).toEqual(['UPDATE a', 'UPDATE b', 'COMMIT']);
+      socket.write(Buffer.concat([done('UPDATE 1'), ready('T'), done('UPDATE 2'), ready('T')]));
+      socket.write(Buffer.concat([done('COMMIT'), ready('I')]));
+    });
+    const client = await connected(fake.port);
+    try {
+      client.writeAhead({ text: 'UPDATE a' });
+      client.writeAhead({ text: 'UPDATE b' });
+      await expect(client.query('COMMIT')).resolves.toMatchObject({ command: 'COMMIT' });
+    } finally {
+      client.connection.stream.destroy();
+      await fake.close();
+    }
+  });
+
+  it('a write ahead that failed fails the COMMIT behind it with its own error', async () => {
+    // PostgreSQL answers the COMMIT of a failed transaction with a rollback, not an error: a
+    // client that took that answer for a commit would report the lost writes as kept.
+    const fake = await server(3, (socket) => {
+      socket.write(
+        Buffer.concat([
+          done('UPDATE 1'),
+          ready('T'),
+          failed('23514', 'the second write failed'),
+          ready('E'),
+          done('ROLLBACK'),
+          ready('I'),
+        ]),
+      );
+    });
+    const client = await connected(fake.port);
+    try {
+      client.writeAhead({ text: 'UPDATE a' });
+      client.writeAhead({ text: 'UPDATE b' });
+      await expect(client.query('COMMIT')).rejects.toThrow('the second write failed');
+    } finally {
+      client.connection.stream.destroy();
+      await fake.close();
+    }
+  });
+
+  it('a ROLLBACK behind a failed write ahead ends the transaction without its error', async () => {
+    const fake = await server(2, (socket, queries) => {
+      if (queries[0] === 'UPDATE a') {
+        socket.write(Buffer.concat([failed('23514', 'the write failed'), ready('E')]));
+        socket.write(Buffer.concat([done('ROLLBACK'), ready('I')]));
+      } else {
+        socket.write(Buffer.concat([done('SELECT 1'), ready('I'), done('SELECT 1'), ready('I')]));
+      }
+    });
+    const client = await connected(fake.port);
+    try {
+      client.writeAhead({ text: 'UPDATE a' });
+      await expect(client.query('ROLLBACK')).resolves.toMatchObject({ command: 'ROLLBACK' });
+      // Nothing of it is left ahead of what the connection runs next.
+      await expect(
+        Promise.all([client.query('SELECT 1'), client.query('SELECT 2')]),
+      ).resolves.toEqual([
+        expect.objectContaining({ command: 'SELECT' }),
+        expect.objectContaining({ command: 'SELECT' }),
+      ]);
     } finally {
       client.connection.stream.destroy();
       await fake.close();

@@ -1,8 +1,10 @@
-import type { ClientConfig, QueryResult } from 'pg';
+import type { ClientConfig, QueryConfig, QueryResult } from 'pg';
 import { DeadlineClient } from './deadline-client';
 
 /** The text TypeORM starts every top-level transaction with. */
 const START_TRANSACTION = 'START TRANSACTION';
+/** The text TypeORM ends a failed top-level transaction with. */
+const ROLLBACK = 'ROLLBACK';
 
 /** What `pg` answers `START TRANSACTION` with; TypeORM reads none of it. */
 const STARTED: QueryResult = { command: 'BEGIN', rowCount: null, oid: 0, rows: [], fields: [] };
@@ -25,16 +27,32 @@ const STARTED: QueryResult = { command: 'BEGIN', rowCount: null, oid: 0, rows: [
  * TypeORM's own (`START TRANSACTION`); a transaction started otherwise simply waits for it.
  *
  * Everything else is as without pipelining: TypeORM and the repositories await each query before
- * the next, so only a transaction's start and its first statement share the wire, and the
- * statements a repository writes together on purpose (`pipelinedRows`). Queries that keep a portal
- * open across round trips (cursors, streams) are refused in pipeline mode; the service runs none.
+ * the next, so only a transaction's start and its first statement share the wire, the statements
+ * a repository writes together on purpose (`pipelinedRows`), and a transaction's last writes with
+ * its COMMIT (`writeAhead`, through `writtenAhead`). Queries that keep a portal open across round
+ * trips (cursors, streams) are refused in pipeline mode; the service runs none.
  */
 export class PipelinedClient extends DeadlineClient {
-  /** The answer of a start written but not yet answered; the next query waits for it. */
-  private starting: Promise<unknown> | undefined;
+  /**
+   * The answers of what was written but not yet awaited (a start, `writeAhead`'s statements); the
+   * next query waits for them, and fails with the first of their failures.
+   */
+  private ahead: Promise<unknown> | undefined;
 
   constructor(config?: ClientConfig) {
     super({ ...config, pipeline: true } as ClientConfig);
+  }
+
+  /**
+   * Writes `query`, in a transaction, and leaves its answer to the transaction's next query, which
+   * waits for it and fails with its failure. For a transaction's last writes: its COMMIT is then
+   * written right behind them, one round trip for all, and should one of them fail (PostgreSQL
+   * then answers the COMMIT with a rollback) the commit fails with that failure. A ROLLBACK does
+   * not wait: it ends the transaction whatever they answered.
+   */
+  writeAhead(query: QueryConfig): void {
+    const write = super.query.bind(this) as (config: QueryConfig) => Promise<unknown>;
+    this.leaveAhead(write(query));
   }
 
   // pg's query has a dozen overloads; only the promise form with plain text is handled here.
@@ -44,21 +62,31 @@ export class PipelinedClient extends DeadlineClient {
     if (callback !== undefined || typeof values === 'function') return query(...args) as never;
     if (config === START_TRANSACTION && (values === undefined || isEmpty(values))) {
       const started = query(config) as Promise<unknown>;
-      this.starting = started.catch((error: unknown) => {
-        this.connection.stream.destroy();
-        throw error;
-      });
-      // Answered by the next query; kept from being reported unhandled meanwhile.
-      this.starting.catch(() => undefined);
+      this.leaveAhead(
+        started.catch((error: unknown) => {
+          this.connection.stream.destroy();
+          throw error;
+        }),
+      );
       return Promise.resolve(STARTED) as never;
     }
     const result = query(...args) as Promise<unknown>;
-    const starting = this.starting;
-    if (starting === undefined) return result as never;
-    this.starting = undefined;
-    // The start's failure is the one to report; the query's own is then of no interest.
+    const ahead = this.ahead;
+    if (ahead === undefined) return result as never;
+    this.ahead = undefined;
+    if (config === ROLLBACK) return result as never;
+    // The first failure ahead is the one to report; the query's own is then of no interest.
     result.catch(() => undefined);
-    return starting.then(() => result) as never;
+    return ahead.then(() => result) as never;
+  }
+
+  /** Adds `answer` to what the next query waits for, kept from being reported unhandled meanwhile. */
+  private leaveAhead(answer: Promise<unknown>): void {
+    answer.catch(() => undefined);
+    const before = this.ahead;
+    const ahead = before === undefined ? answer : before.then(() => answer);
+    ahead.catch(() => undefined);
+    this.ahead = ahead;
   }
 }
 

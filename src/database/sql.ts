@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { type DataSource, type EntityManager, QueryFailedError } from 'typeorm';
 import { type Uuid, writeUuidBytes } from '../common/uuid';
+import { PipelinedClient } from './pipelined-client';
 
 /**
  * Runs one SQL statement and returns its rows. TypeORM answers `UPDATE … RETURNING` and
@@ -109,21 +110,40 @@ export async function pipelinedRows(
   };
   const named = namedStatementsAllowed(tx);
   // Written in this order within this call, with no await between them.
-  const answers = statements.map(({ sql, params, prepared }) =>
-    client
-      .query({
-        ...(prepared && named ? { name: statementName(sql) } : {}),
-        text: sql,
-        values: params,
-      })
-      .then(
-        (result) => result.rows,
-        (error: Error) => {
-          throw new QueryFailedError(sql, params, error);
-        },
-      ),
+  const answers = statements.map((statement) =>
+    client.query(queryConfig(statement, named)).then(
+      (result) => result.rows,
+      (error: Error) => {
+        throw new QueryFailedError(statement.sql, statement.params, error);
+      },
+    ),
   );
   return Promise.allSettled(answers);
+}
+
+/**
+ * Writes `statements`, one right behind the other, on the connection of the transaction `tx`, and
+ * returns once they are written: their answers are left to the transaction's next query
+ * (`PipelinedClient.writeAhead`), which waits for them and fails with the first failure among
+ * them. For a transaction's last writes, whose COMMIT then shares their round trip: should one
+ * fail, so does the commit, and nothing of the transaction is kept. Only in a transaction, and
+ * only for statements whose rows nobody reads.
+ */
+export async function writtenAhead(tx: EntityManager, statements: Statement[]): Promise<void> {
+  const runner = tx.queryRunner;
+  if (!runner?.isTransactionActive) throw new Error('writtenAhead runs in a transaction only');
+  const client: unknown = await runner.connect();
+  if (!(client instanceof PipelinedClient)) throw new Error('writtenAhead needs a PipelinedClient');
+  const named = namedStatementsAllowed(tx);
+  for (const statement of statements) client.writeAhead(queryConfig(statement, named));
+}
+
+/** What pg's client.query takes for `statement`: named when prepared and allowed (`named`). */
+function queryConfig(
+  { sql, params, prepared }: Statement,
+  named: boolean,
+): { name?: string; text: string; values: unknown[] } {
+  return { ...(prepared && named ? { name: statementName(sql) } : {}), text: sql, values: params };
 }
 
 /** PostgreSQL's type oids of the array elements below (`pg_type.oid`). */

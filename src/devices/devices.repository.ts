@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
-import { preparedRows, sqlRows } from '../database/sql';
+import { preparedRows, sqlRows, writtenAhead } from '../database/sql';
 import { ROUTING_VERSION_SQL } from '../nodes/nodes.repository';
 import { defaultLimitSql, EFFECTIVE_LIMIT_SQL } from '../users/traffic-limit';
 import { shareBucket } from './share';
@@ -282,21 +282,26 @@ export class DevicesRepository {
     return row ?? null;
   }
 
-  /** Sets what a device's list shows of its address, and its count of switches. */
+  /**
+   * Sets what a device's list shows of its address, and its count of switches, in the caller's
+   * transaction, answered with its next query (`writtenAhead`), as `PresenceRepository.save`.
+   */
   async markPresence(rows: DeviceMarks[]): Promise<void> {
     if (rows.length === 0) return;
-    await sqlRows(
-      this.txHost.tx,
-      `UPDATE devices d SET address_hint = v.hint, switches = v.switches, switches_since = v.since
+    await writtenAhead(this.txHost.tx, [
+      {
+        sql: `UPDATE devices d SET address_hint = v.hint, switches = v.switches, switches_since = v.since
          FROM unnest($1::uuid[], $2::text[], $3::int[], $4::timestamptz[]) AS v(id, hint, switches, since)
         WHERE d.id = v.id`,
-      [
-        rows.map((r) => r.id),
-        rows.map((r) => r.addressHint),
-        rows.map((r) => r.switches),
-        rows.map((r) => r.switchesSince),
-      ],
-    );
+        params: [
+          rows.map((r) => r.id),
+          rows.map((r) => r.addressHint),
+          rows.map((r) => r.switches),
+          rows.map((r) => r.switchesSince),
+        ],
+        prepared: false,
+      },
+    ]);
   }
 
   /**

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
-import { sqlRows } from '../database/sql';
+import { sqlRows, writtenAhead } from '../database/sql';
 
 /** Where a device connected last: the newest address wins. */
 export interface PresenceRecord {
@@ -20,26 +20,32 @@ export interface PresenceRecord {
 export class PresenceRepository {
   constructor(private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>) {}
 
-  /** Records each device's newest connection (devices that no longer exist are skipped). */
+  /**
+   * Records each device's newest connection (devices that no longer exist are skipped), in the
+   * caller's transaction, answered with its next query (`writtenAhead`): its COMMIT, for the
+   * traffic batch whose last write this is.
+   */
   async save(
     rows: { deviceId: string; nodeId: string; address: string; since: Date }[],
   ): Promise<void> {
     if (rows.length === 0) return;
-    await sqlRows(
-      this.txHost.tx,
-      `INSERT INTO device_presence (device_id, node_id, address, since, seen_at)
+    await writtenAhead(this.txHost.tx, [
+      {
+        sql: `INSERT INTO device_presence (device_id, node_id, address, since, seen_at)
        SELECT v.id, v.node_id, v.address, v.since, now()
          FROM unnest($1::uuid[], $2::uuid[], $3::inet[], $4::timestamptz[]) AS v(id, node_id, address, since)
          JOIN devices d ON d.id = v.id
        ON CONFLICT (device_id) DO UPDATE SET node_id = EXCLUDED.node_id, address = EXCLUDED.address,
          since = EXCLUDED.since, seen_at = now()`,
-      [
-        rows.map((r) => r.deviceId),
-        rows.map((r) => r.nodeId),
-        rows.map((r) => r.address),
-        rows.map((r) => r.since),
-      ],
-    );
+        params: [
+          rows.map((r) => r.deviceId),
+          rows.map((r) => r.nodeId),
+          rows.map((r) => r.address),
+          rows.map((r) => r.since),
+        ],
+        prepared: false,
+      },
+    ]);
   }
 
   /**

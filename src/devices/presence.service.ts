@@ -66,7 +66,8 @@ export class PresenceService {
    * do not exist and are left out). For each sighting, the devices its node should close (newer
    * elsewhere, ascending ids). Only what changed is written, once per device: a connection reported
    * again as it was is written again once its record is PRESENCE_REFRESH_MS old, a device's marks
-   * when they differ.
+   * when they differ. The writes are answered with the transaction's next query (its COMMIT, in
+   * the batch), which fails should they (`writtenAhead`).
    */
   @Transactional()
   async observeAll(sightings: NodeSighting[], locked: LockedDevice[]): Promise<string[][]> {

@@ -245,10 +245,10 @@ export class InternalService {
    * time, so an old report changes nothing) and the nodes' daily raw figures commit together or not
    * at all. Rows are taken in one order (reports by node and id, users by id, devices by id, nodes
    * by id, then the devices' connections), so concurrent batches on other instances queue instead
-   * of deadlocking. A batch is three round trips: its start with the reports' record and, on a
+   * of deadlocking. A batch is two round trips: its start with the reports' record and, on a
    * guess of that record (`guess`, see `applyOnGuess`), the counting statement (users, devices and
-   * nodes); the connections that changed (when any did); COMMIT. Without a guess the counting
-   * statement waits for the record.
+   * nodes); then the connections that changed (when any did) with COMMIT right behind them
+   * (`writtenAhead`). Without a guess the counting statement waits for the record.
    */
   @Transactional()
   private async apply(
