@@ -80,6 +80,8 @@ export async function startFixture(
   const flags = [
     ...['-c', 'max_connections=200'],
     ...(options.postgresFlags ?? []),
+    // BENCH_POSTGRES_FLAGS: server settings to try, as `-c name=value` pairs apart by spaces.
+    ...(process.env.BENCH_POSTGRES_FLAGS ?? '').split(' ').filter(Boolean),
     ...(options.statements ? ['-c', 'shared_preload_libraries=pg_stat_statements'] : []),
     ...(options.statements ? ['-c', 'pg_stat_statements.track_planning=on'] : []),
   ];
