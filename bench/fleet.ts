@@ -33,6 +33,9 @@
  * `--find-limit`: runs of BENCH_FLEET_MINUTES (1 by default there), from the given fleet upwards
  * by half again each time, until one does not hold; prints the largest fleet that held.
  * BENCH_STATEMENTS=1: PostgreSQL's top statements of each run (pg_stat_statements).
+ * BENCH_FLEET_SAMPLES=<file>: what PostgreSQL and the machine did five times a second from the
+ * warm-up on (lib/activity-sampler.ts), to read beside the run's worst seconds; with
+ * `--find-limit`, a file a fleet (its accounts appended to the name).
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { cpus } from 'node:os';
@@ -63,6 +66,7 @@ import {
 } from './fleet/plan';
 import { type Fixture, profileFlags, SERVICE_SECRETS, startFixture } from './lib/fixture';
 import { measureWithCpu } from './lib/cpu-load';
+import { type ActivitySampler, sampleActivity } from './lib/activity-sampler';
 import { freePort } from './lib/load';
 import {
   eventLoopCpuUs,
@@ -88,6 +92,8 @@ const WORKERS = AGENTS ? Number(process.env.BENCH_FLEET_WORKERS ?? 2) : 1;
 /** Lean mode: nodes run by real agents among the generated ones, whose bytes are checked. */
 const REAL_AGENTS = Number(process.env.BENCH_FLEET_REAL_AGENTS ?? 5);
 const STATEMENTS = process.env.BENCH_STATEMENTS === '1';
+/** BENCH_FLEET_SAMPLES=<file>: PostgreSQL's and the machine's activity, five times a second. */
+const SAMPLES = process.env.BENCH_FLEET_SAMPLES;
 /**
  * The service's ROUTING_NODES_MAX: 20 nodes per user's list, as docs/capacity.md advises for a
  * fleet of thousands; 0 lists every node to every user (the service's default).
@@ -339,6 +345,7 @@ async function run(scale: FleetScale, minutes: number): Promise<RunResult> {
     },
   });
   let workers: Workers | null = null;
+  let sampler: ActivitySampler | null = null;
   try {
     const loadStarted = performance.now();
     await seedDemoPlans(fixture.service.env);
@@ -416,6 +423,11 @@ async function run(scale: FleetScale, minutes: number): Promise<RunResult> {
       `nodes started (agent modules, journals restored${generator ? '; the generator made its bodies' : ''}): ${((performance.now() - started) / 1000).toFixed(1)} s`,
     );
 
+    if (SAMPLES) {
+      const file = FIND_LIMIT ? `${SAMPLES}.${scale.users}` : SAMPLES;
+      sampler = await sampleActivity(fixture.serviceDatabaseUrl, fixture.service.pid, file);
+      say(`PostgreSQL's and the machine's activity sampled into ${file}`);
+    }
     const measureAt = Date.now() + WARM_UP_MS;
     workers.send({ type: 'start', measureAt });
     await new Promise((done) => setTimeout(done, measureAt - Date.now()));
@@ -626,6 +638,7 @@ async function run(scale: FleetScale, minutes: number): Promise<RunResult> {
     say(held ? '  HELD' : `  DID NOT HOLD: ${problems.join('; ')}`);
     return { scale, held, problems };
   } finally {
+    await sampler?.stop();
     workers?.kill();
     tunnel.server.close();
     await fixture.close();
