@@ -153,6 +153,21 @@ describe('PipelinedClient', () => {
     }
   });
 
+  it('a COMMIT that PostgreSQL answers with a rollback fails, with no write ahead too', async () => {
+    // A statement of the transaction failed and its caller dropped the failure: the transaction
+    // is gone, and must not pass for committed.
+    const fake = await server(1, (socket) => {
+      socket.write(Buffer.concat([done('ROLLBACK'), ready('I')]));
+    });
+    const client = await connected(fake.port);
+    try {
+      await expect(client.query('COMMIT')).rejects.toThrow('rolled it back instead of committing');
+    } finally {
+      client.connection.stream.destroy();
+      await fake.close();
+    }
+  });
+
   it('a ROLLBACK behind a failed write ahead ends the transaction without its error', async () => {
     const fake = await server(2, (socket, queries) => {
       if (queries[0] === 'UPDATE a') {

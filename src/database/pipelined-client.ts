@@ -3,7 +3,8 @@ import { DeadlineClient } from './deadline-client';
 
 /** The text TypeORM starts every top-level transaction with. */
 const START_TRANSACTION = 'START TRANSACTION';
-/** The text TypeORM ends a failed top-level transaction with. */
+/** The texts TypeORM ends a top-level transaction with. */
+const COMMIT = 'COMMIT';
 const ROLLBACK = 'ROLLBACK';
 
 /** What `pg` answers `START TRANSACTION` with; TypeORM reads none of it. */
@@ -30,7 +31,8 @@ const STARTED: QueryResult = { command: 'BEGIN', rowCount: null, oid: 0, rows: [
  * the next, so only a transaction's start and its first statement share the wire, the statements
  * a repository writes together on purpose (`pipelinedRows`), and a transaction's last writes with
  * its COMMIT (`writeAhead`, through `writtenAhead`). Queries that keep a portal open across round
- * trips (cursors, streams) are refused in pipeline mode; the service runs none.
+ * trips (cursors, streams) are refused in pipeline mode; the service runs none. A COMMIT that
+ * PostgreSQL answers with a rollback fails, on every client (`committed`).
  */
 export class PipelinedClient extends DeadlineClient {
   /**
@@ -70,7 +72,8 @@ export class PipelinedClient extends DeadlineClient {
       );
       return Promise.resolve(STARTED) as never;
     }
-    const result = query(...args) as Promise<unknown>;
+    let result = query(...args) as Promise<unknown>;
+    if (config === COMMIT) result = result.then(committed);
     const ahead = this.ahead;
     if (ahead === undefined) return result as never;
     this.ahead = undefined;
@@ -88,6 +91,19 @@ export class PipelinedClient extends DeadlineClient {
     ahead.catch(() => undefined);
     this.ahead = ahead;
   }
+}
+
+/**
+ * A COMMIT's answer; its failure when PostgreSQL rolled the transaction back instead, which it does,
+ * without an error, when one of the transaction's statements had failed: a failure its caller then
+ * did not see (caught and dropped, or left ahead and taken by a query whose own failure was), and
+ * whose transaction must not pass for committed.
+ */
+function committed(answer: unknown): unknown {
+  if ((answer as QueryResult | undefined)?.command === ROLLBACK) {
+    throw new Error('the transaction had failed: PostgreSQL rolled it back instead of committing');
+  }
+  return answer;
 }
 
 function isEmpty(values: unknown): boolean {

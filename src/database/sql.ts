@@ -126,8 +126,9 @@ export async function pipelinedRows(
  * returns once they are written: their answers are left to the transaction's next query
  * (`PipelinedClient.writeAhead`), which waits for them and fails with the first failure among
  * them. For a transaction's last writes, whose COMMIT then shares their round trip: should one
- * fail, so does the commit, and nothing of the transaction is kept. Only in a transaction, and
- * only for statements whose rows nobody reads.
+ * fail, so does the commit, and nothing of the transaction is kept. Only in a transaction whose
+ * start has been answered (never as its first statement: a start that failed would leave them to
+ * commit on their own), and only for statements whose rows nobody reads.
  */
 export async function writtenAhead(tx: EntityManager, statements: Statement[]): Promise<void> {
   const runner = tx.queryRunner;

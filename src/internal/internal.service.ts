@@ -248,7 +248,8 @@ export class InternalService {
    * of deadlocking. A batch is two round trips: its start with the reports' record and, on a
    * guess of that record (`guess`, see `applyOnGuess`), the counting statement (users, devices and
    * nodes); then the connections that changed (when any did) with COMMIT right behind them
-   * (`writtenAhead`). Without a guess the counting statement waits for the record.
+   * (`writtenAhead`). Without a guess the counting statement waits for the record; a batch that
+   * starts a subscription's days or takes a user to its limit has a round trip more for each.
    */
   @Transactional()
   private async apply(
