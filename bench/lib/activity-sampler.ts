@@ -133,7 +133,10 @@ export async function sampleActivity(
   };
 }
 
-/** The machine's CPU so far, in clock ticks of all cores: user (with nice), system (with irq), idle, iowait, steal. */
+/**
+ * The machine's CPU so far, in clock ticks of all cores: user (with nice), system (with irq),
+ * idle, iowait, steal.
+ */
 function machineTicks(): number[] {
   const [user, nice, system, idle, iowait, irq, softirq, steal] = readFileSync('/proc/stat', 'utf8')
     .split('\n', 1)[0]

@@ -62,11 +62,28 @@ async function server(
   };
 }
 
-async function connected(port: number): Promise<PipelinedClient> {
-  const client = new PipelinedClient({ host: '127.0.0.1', port, user: 'u', database: 'd' });
+/**
+ * A client signed in to `fake`, handed to `use`; its connection and the server closed afterwards,
+ * whatever `use` did.
+ */
+async function talkingTo(
+  fake: Awaited<ReturnType<typeof server>>,
+  use: (client: PipelinedClient) => Promise<void>,
+): Promise<void> {
+  const client = new PipelinedClient({
+    host: '127.0.0.1',
+    port: fake.port,
+    user: 'u',
+    database: 'd',
+  });
   client.on('error', () => undefined);
-  await client.connect();
-  return client;
+  try {
+    await client.connect();
+    await use(client);
+  } finally {
+    client.connection.stream.destroy();
+    await fake.close();
+  }
 }
 
 describe('PipelinedClient', () => {
@@ -76,14 +93,10 @@ describe('PipelinedClient', () => {
       expect(queries).toEqual(['START TRANSACTION', 'SELECT 1']);
       socket.write(Buffer.concat([done('BEGIN'), ready('T'), done('SELECT 0'), ready('T')]));
     });
-    const client = await connected(fake.port);
-    try {
+    await talkingTo(fake, async (client) => {
       await expect(client.query('START TRANSACTION')).resolves.toMatchObject({ command: 'BEGIN' });
       await expect(client.query('SELECT 1')).resolves.toMatchObject({ command: 'SELECT' });
-    } finally {
-      client.connection.stream.destroy();
-      await fake.close();
-    }
+    });
   });
 
   it('a start that failed fails the statement written behind it, and closes the connection', async () => {
@@ -98,15 +111,11 @@ describe('PipelinedClient', () => {
         ]),
       );
     });
-    const client = await connected(fake.port);
-    try {
+    await talkingTo(fake, async (client) => {
       await client.query('START TRANSACTION');
       await expect(client.query('SELECT 1')).rejects.toThrow('the start failed');
       await fake.closed;
-    } finally {
-      client.connection.stream.destroy();
-      await fake.close();
-    }
+    });
   });
 
   it("writes a transaction's last writes and its COMMIT in one round trip", async () => {
@@ -116,15 +125,11 @@ describe('PipelinedClient', () => {
       socket.write(Buffer.concat([done('UPDATE 1'), ready('T'), done('UPDATE 2'), ready('T')]));
       socket.write(Buffer.concat([done('COMMIT'), ready('I')]));
     });
-    const client = await connected(fake.port);
-    try {
+    await talkingTo(fake, async (client) => {
       client.writeAhead({ text: 'UPDATE a' });
       client.writeAhead({ text: 'UPDATE b' });
       await expect(client.query('COMMIT')).resolves.toMatchObject({ command: 'COMMIT' });
-    } finally {
-      client.connection.stream.destroy();
-      await fake.close();
-    }
+    });
   });
 
   it('a write ahead that failed fails the COMMIT behind it with its own error', async () => {
@@ -142,15 +147,11 @@ describe('PipelinedClient', () => {
         ]),
       );
     });
-    const client = await connected(fake.port);
-    try {
+    await talkingTo(fake, async (client) => {
       client.writeAhead({ text: 'UPDATE a' });
       client.writeAhead({ text: 'UPDATE b' });
       await expect(client.query('COMMIT')).rejects.toThrow('the second write failed');
-    } finally {
-      client.connection.stream.destroy();
-      await fake.close();
-    }
+    });
   });
 
   it('a COMMIT that PostgreSQL answers with a rollback fails, with no write ahead too', async () => {
@@ -159,13 +160,9 @@ describe('PipelinedClient', () => {
     const fake = await server(1, (socket) => {
       socket.write(Buffer.concat([done('ROLLBACK'), ready('I')]));
     });
-    const client = await connected(fake.port);
-    try {
+    await talkingTo(fake, async (client) => {
       await expect(client.query('COMMIT')).rejects.toThrow('rolled it back instead of committing');
-    } finally {
-      client.connection.stream.destroy();
-      await fake.close();
-    }
+    });
   });
 
   it('a ROLLBACK behind a failed write ahead ends the transaction without its error', async () => {
@@ -177,8 +174,7 @@ describe('PipelinedClient', () => {
         socket.write(Buffer.concat([done('SELECT 1'), ready('I'), done('SELECT 1'), ready('I')]));
       }
     });
-    const client = await connected(fake.port);
-    try {
+    await talkingTo(fake, async (client) => {
       client.writeAhead({ text: 'UPDATE a' });
       await expect(client.query('ROLLBACK')).resolves.toMatchObject({ command: 'ROLLBACK' });
       // Nothing of it is left ahead of what the connection runs next.
@@ -188,22 +184,15 @@ describe('PipelinedClient', () => {
         expect.objectContaining({ command: 'SELECT' }),
         expect.objectContaining({ command: 'SELECT' }),
       ]);
-    } finally {
-      client.connection.stream.destroy();
-      await fake.close();
-    }
+    });
   });
 
   it('queries outside a transaction are answered as they come', async () => {
     const fake = await server(1, (socket) => {
       socket.write(Buffer.concat([done('SELECT 0'), ready('I')]));
     });
-    const client = await connected(fake.port);
-    try {
+    await talkingTo(fake, async (client) => {
       await expect(client.query('SELECT 1')).resolves.toMatchObject({ command: 'SELECT' });
-    } finally {
-      client.connection.stream.destroy();
-      await fake.close();
-    }
+    });
   });
 });
