@@ -3,6 +3,7 @@ import {
   CANONICAL_UUID,
   canonicalUuid,
   sortedUuids,
+  uuidOrder,
   type Uuid,
   uuidRangesDescending,
   WHOLE_UUID_RANGE,
@@ -64,6 +65,20 @@ describe('sortedUuids', () => {
     for (let length = 0; length <= 5; length++) {
       const few = ids.slice(0, length).reverse();
       expect(sortedUuids(few)).toEqual([...few].sort());
+    }
+  });
+
+  it('gives the indexes of repeated ids in the order given, in short lists and long', () => {
+    for (const length of [10, 1_000]) {
+      const distinct = Array.from({ length }, () => canonicalUuid(randomUUID())!);
+      // Every id three times, spread over the list.
+      const ids = [...distinct, ...distinct.reverse(), ...distinct];
+      const order = Array.from(uuidOrder(ids));
+      expect(order.map((i) => ids[i])).toEqual([...ids].sort());
+      for (let k = 0; k < order.length; k += 3) {
+        const [a, b, c] = order.slice(k, k + 3);
+        expect(a < b && b < c).toBe(true);
+      }
     }
   });
 

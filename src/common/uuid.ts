@@ -58,8 +58,8 @@ export function writeUuidBytes(id: string, target: Uint8Array, at: number): void
   }
 }
 
-/** Ids sorted by a number key at most: their index takes the bits their first 8 digits leave. */
-const MAX_KEYED_SORT = 2 ** 21;
+/** Fewer ids than this are sorted by comparing them; more, by their leading digits first. */
+const KEYED_SORT_FROM = 256;
 
 /**
  * The ids in PostgreSQL's uuid order, which is the code-unit order of canonical (lower-case) ids.
@@ -71,28 +71,40 @@ export function sortedUuids(ids: readonly Uuid[]): Uuid[] {
 
 /**
  * The indexes of `ids` in their uuid order (`sortedUuids`); repeats in the order given. Each id's
- * first 8 hex digits (32 bits) and its index are packed into one number and those numbers sorted
- * as a Float64Array, natively, with no string comparisons; ids whose first 8 digits are the same
- * (about 1 in 100 of 10,000 random ones) are then put in order among themselves. A traffic report's
- * 10,000 ids: 1.3 ms instead of 2.4-3 with `Array.sort`.
+ * first 8 hex digits (32 bits) are its key, and the indexes are put in the keys' order a byte of
+ * the key at a time (a radix sort: four passes over the ids, no comparisons, stable); ids whose
+ * first 8 digits are the same (about 1 in 100 of 10,000 random ones) are then put in order among
+ * themselves. A traffic report's 10,000 ids: 0.6 ms, against 1.3 with the keys sorted as numbers
+ * and 2.4-3 with `Array.sort` on the strings.
  */
 export function uuidOrder(ids: readonly Uuid[]): Uint32Array {
   const count = ids.length;
-  const order = new Uint32Array(count);
-  if (count > MAX_KEYED_SORT) {
-    for (let i = 0; i < count; i++) order[i] = i;
-    return order.sort((a, b) => compareIds(ids, a, b));
+  let order = new Uint32Array(count);
+  for (let i = 0; i < count; i++) order[i] = i;
+  if (count < KEYED_SORT_FROM) return order.sort((a, b) => compareIds(ids, a, b));
+  const keys = new Uint32Array(count);
+  for (let i = 0; i < count; i++) keys[i] = leadingDigits(ids[i]);
+  let sorted = new Uint32Array(count);
+  const starts = new Uint32Array(256);
+  for (let shift = 0; shift < 32; shift += 8) {
+    starts.fill(0);
+    for (let i = 0; i < count; i++) starts[(keys[i] >>> shift) & 0xff]++;
+    for (let digit = 0, start = 0; digit < 256; digit++) {
+      const size = starts[digit];
+      starts[digit] = start;
+      start += size;
+    }
+    for (let i = 0; i < count; i++) {
+      const index = order[i];
+      sorted[starts[(keys[index] >>> shift) & 0xff]++] = index;
+    }
+    [order, sorted] = [sorted, order];
   }
-  const slots = 2 ** Math.max(1, Math.ceil(Math.log2(count)));
-  const keys = new Float64Array(count);
-  for (let i = 0; i < count; i++) keys[i] = leadingDigits(ids[i]) * slots + i;
-  keys.sort();
-  for (let i = 0; i < count; i++) order[i] = keys[i] % slots;
   // Runs of ids with the same leading digits, each sorted in place.
   for (let start = 0; start < count - 1;) {
-    const lead = Math.floor(keys[start] / slots);
+    const lead = keys[order[start]];
     let end = start + 1;
-    while (end < count && Math.floor(keys[end] / slots) === lead) end++;
+    while (end < count && keys[order[end]] === lead) end++;
     if (end - start > 1) order.subarray(start, end).sort((a, b) => compareIds(ids, a, b));
     start = end;
   }
