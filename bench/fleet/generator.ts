@@ -433,18 +433,33 @@ class Schedule {
 
 let timer: NodeJS.Timeout | null = null;
 
+/**
+ * The requests the generator sends, by name; BENCH_FLEET_ROUTES (names apart by commas) keeps
+ * only those, to tell what each costs the service. A run without every one is no full fleet.
+ */
+const REQUESTS = ['traffic', 'credentials', 'reconnect', 'me', 'sub'] as const;
+const kept = new Set(process.env.BENCH_FLEET_ROUTES?.split(',') ?? REQUESTS);
+for (const name of kept) {
+  if (!(REQUESTS as readonly string[]).includes(name)) {
+    throw new Error(`BENCH_FLEET_ROUTES: no request named ${name} (${REQUESTS.join(', ')})`);
+  }
+}
+
 function start(): void {
   const at = Date.now();
-  const schedules = [
-    new Schedule(leanNodes.length, REPORT_PERIOD_MS, at, (i) => report(leanNodes[i])),
+  const all: Record<(typeof REQUESTS)[number], Schedule> = {
+    traffic: new Schedule(leanNodes.length, REPORT_PERIOD_MS, at, (i) => report(leanNodes[i])),
     // Half a period from each node's report, as an agent's two loops drift apart.
-    new Schedule(fleetNodes.length, CREDENTIALS_PERIOD_MS, at, (i) =>
+    credentials: new Schedule(fleetNodes.length, CREDENTIALS_PERIOD_MS, at, (i) =>
       credentials(fleetNodes[(i + (fleetNodes.length >> 1)) % fleetNodes.length]),
     ),
-    new Schedule(online, 60_000 / RECONNECT_SHARE_PER_MINUTE, at, (i) => reconnect(i + 1)),
-    new Schedule(online, ME_PERIOD_MS, at, (i) => me(i + 1)),
-    new Schedule(online, SUB_PERIOD_MS, at, (i) => subscription(i + 1)),
-  ];
+    reconnect: new Schedule(online, 60_000 / RECONNECT_SHARE_PER_MINUTE, at, (i) =>
+      reconnect(i + 1),
+    ),
+    me: new Schedule(online, ME_PERIOD_MS, at, (i) => me(i + 1)),
+    sub: new Schedule(online, SUB_PERIOD_MS, at, (i) => subscription(i + 1)),
+  };
+  const schedules = REQUESTS.filter((name) => kept.has(name)).map((name) => all[name]);
   timer = setInterval(() => {
     const now = Date.now();
     for (const schedule of schedules) schedule.tick(now);

@@ -86,6 +86,20 @@ async function talkingTo(
   }
 }
 
+/** How many times the client's socket has written since this was called (each a system call). */
+function socketWrites(client: PipelinedClient): () => number {
+  const socket = client.connection.stream as Socket;
+  let count = 0;
+  for (const hook of ['_write', '_writev'] as const) {
+    const write = socket[hook].bind(socket) as (...args: unknown[]) => void;
+    (socket as unknown as Record<string, unknown>)[hook] = (...args: unknown[]): void => {
+      count++;
+      write(...args);
+    };
+  }
+  return () => count;
+}
+
 describe('PipelinedClient', () => {
   it("writes a transaction's first statement without waiting for its start's answer", async () => {
     // The server answers only once both have arrived: a client that waited would wait forever.
@@ -96,6 +110,23 @@ describe('PipelinedClient', () => {
     await talkingTo(fake, async (client) => {
       await expect(client.query('START TRANSACTION')).resolves.toMatchObject({ command: 'BEGIN' });
       await expect(client.query('SELECT 1')).resolves.toMatchObject({ command: 'SELECT' });
+    });
+  });
+
+  it('sends what a run of code and the promises it settles write in one write to the socket', async () => {
+    const fake = await server(3, (socket) => {
+      socket.write(Buffer.concat([done('BEGIN'), ready('T'), done('SELECT 0'), ready('T')]));
+      socket.write(Buffer.concat([done('SELECT 0'), ready('T')]));
+    });
+    await talkingTo(fake, async (client) => {
+      const writes = socketWrites(client);
+      // As TypeORM and a repository write a transaction's start and first statements: each query
+      // after the one before it has answered (the start at once), in a later promise callback.
+      await client.query('START TRANSACTION');
+      await Promise.resolve();
+      const answers = Promise.all([client.query('SELECT 1'), client.query('SELECT 2')]);
+      await expect(answers).resolves.toHaveLength(2);
+      expect(writes()).toBe(1);
     });
   });
 
@@ -126,9 +157,11 @@ describe('PipelinedClient', () => {
       socket.write(Buffer.concat([done('COMMIT'), ready('I')]));
     });
     await talkingTo(fake, async (client) => {
+      const writes = socketWrites(client);
       client.writeAhead({ text: 'UPDATE a' });
       client.writeAhead({ text: 'UPDATE b' });
       await expect(client.query('COMMIT')).resolves.toMatchObject({ command: 'COMMIT' });
+      expect(writes()).toBe(1);
     });
   });
 

@@ -1,3 +1,4 @@
+import type { Socket } from 'node:net';
 import type { ClientConfig, QueryConfig, QueryResult } from 'pg';
 import { DeadlineClient } from './deadline-client';
 
@@ -40,6 +41,8 @@ export class PipelinedClient extends DeadlineClient {
    * next query waits for them, and fails with the first of their failures.
    */
   private ahead: Promise<unknown> | undefined;
+  /** Whether the connection's socket holds its writes until the current run of code is over. */
+  private holding = false;
 
   constructor(config?: ClientConfig) {
     super({ ...config, pipeline: true } as ClientConfig);
@@ -53,12 +56,14 @@ export class PipelinedClient extends DeadlineClient {
    * not wait: it ends the transaction whatever they answered.
    */
   writeAhead(query: QueryConfig): void {
+    this.writeTogether();
     const write = super.query.bind(this) as (config: QueryConfig) => Promise<unknown>;
     this.leaveAhead(write(query));
   }
 
   // pg's query has a dozen overloads; only the promise form with plain text is handled here.
   override query(...args: unknown[]): never {
+    this.writeTogether();
     const [config, values, callback] = args;
     const query = super.query.bind(this) as (...given: unknown[]) => unknown;
     if (callback !== undefined || typeof values === 'function') return query(...args) as never;
@@ -81,6 +86,29 @@ export class PipelinedClient extends DeadlineClient {
     // The first failure ahead is the one to report; the query's own is then of no interest.
     result.catch(() => undefined);
     return ahead.then(() => result) as never;
+  }
+
+  /**
+   * Holds the socket's writes (`cork`) until the code now running and every promise callback it
+   * sets off have run, then sends them at once (`uncork`: one `writev`). A transaction's start and
+   * its first statement, the statements of a `pipelinedRows` and the writes ahead with their
+   * COMMIT are written each by its own query, each of which pg sends with a system call of its
+   * own, and a system call to the loopback is a measurable share of a request's CPU
+   * (bench/RESULTS.md, issue 46). The wait ends before any I/O is read: no answer can be held
+   * up by it, as none can come before its query is sent.
+   */
+  private writeTogether(): void {
+    const stream = this.connection.stream as Partial<Pick<Socket, 'cork' | 'uncork'>>;
+    if (this.holding || stream.cork === undefined || stream.uncork === undefined) return;
+    this.holding = true;
+    stream.cork();
+    // The microtask runs once those already queued have; the tick after all of theirs.
+    queueMicrotask(() =>
+      process.nextTick(() => {
+        this.holding = false;
+        stream.uncork!();
+      }),
+    );
   }
 
   /** Adds `answer` to what the next query waits for, kept from being reported unhandled meanwhile. */
