@@ -14,6 +14,8 @@ import { RoutingController } from './nodes/nodes.controller';
 import { JwtStrategy } from './auth/jwt.strategy';
 import { type LaneAnswer, signedInLane } from './auth/signed-in-lane';
 import { readTrafficReport } from './internal/traffic-report-reader';
+import { credentialsLane } from './devices/credentials-lane';
+import { CredentialsController } from './devices/devices.controller';
 import type { AuthUser } from './auth/guards/auth-user';
 import { UsersController } from './users/users.controller';
 import { InternalController } from './internal/internal.controller';
@@ -86,6 +88,12 @@ export async function createApp(options: AppModuleOptions): Promise<NestExpressA
         callers,
         controller: app.get(InternalController),
         answered: () => metrics.validateLaneAnswered(),
+      }),
+      credentialsLane({
+        path: `/${API_PREFIX}/internal/credentials`,
+        callers,
+        controller: app.get(CredentialsController),
+        answered: () => metrics.credentialsLaneAnswered(),
       }),
       signedInLane({
         routes: new Map<string, (caller: AuthUser) => Promise<LaneAnswer>>([

@@ -88,11 +88,15 @@ async function talkingTo(
 
 /** How many times the client's socket has written since this was called (each a system call). */
 function socketWrites(client: PipelinedClient): () => number {
-  const socket = client.connection.stream as Socket;
+  // A stream's own write hooks: `_writev` for what was held together, `_write` for one chunk.
+  const socket = client.connection.stream as unknown as Record<
+    string,
+    (...args: unknown[]) => void
+  >;
   let count = 0;
-  for (const hook of ['_write', '_writev'] as const) {
-    const write = socket[hook].bind(socket) as (...args: unknown[]) => void;
-    (socket as unknown as Record<string, unknown>)[hook] = (...args: unknown[]): void => {
+  for (const hook of ['_write', '_writev']) {
+    const write = socket[hook].bind(socket);
+    socket[hook] = (...args: unknown[]): void => {
       count++;
       write(...args);
     };

@@ -3,7 +3,7 @@ import getRawBody from 'raw-body';
 import { JSON_PARSE_FAILED, PLAIN_JSON, parseStrictJson } from '../common/body-parsing';
 import { answerInLane, type LaneRoute } from '../common/lane';
 import { canonicalUuid } from '../common/uuid';
-import { EVERY_NODE, type InternalCallers } from '../nodes/internal-callers';
+import type { InternalCallers } from '../nodes/internal-callers';
 import { MAX_TOKEN_LENGTH, type ValidateTokenRequest } from './dto/internal.dto';
 import type { InternalController } from './internal.controller';
 
@@ -39,9 +39,8 @@ export function validateLane(parts: ValidateLaneParts): RequestHandler {
     admit: async (request: Request) => {
       const input = plainRequest(request.body);
       if (input === null) return null;
-      const speaksFor = await callers.speaksFor(request.header('x-internal-secret'));
-      if (speaksFor !== EVERY_NODE && speaksFor !== canonicalUuid(input.node_id)) return null;
-      return input;
+      const secret = request.header('x-internal-secret');
+      return (await callers.speaksForNode(secret, input.node_id)) ? input : null;
     },
     answer: async (input) => {
       const answer = await controller.validate(input);

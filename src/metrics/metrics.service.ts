@@ -59,6 +59,12 @@ export class Metrics implements JobRunRecorder {
     registers: [this.registry],
   });
 
+  private readonly credentialsLaneAnswers = new Counter({
+    name: 'vpn_credentials_lane_answers_total',
+    help: "Nodes' device-set polls (GET /internal/credentials) answered by the fast lane ahead of the general request pipeline; the others went through it.",
+    registers: [this.registry],
+  });
+
   private readonly signedInLaneAnswers = new Counter({
     name: 'vpn_signed_in_lane_answers_total',
     help: 'Signed-in GET requests (GET /users/me, GET /nodes/routing) answered by the fast lane ahead of the general request pipeline, by route; the others went through it.',
@@ -171,6 +177,10 @@ export class Metrics implements JobRunRecorder {
 
   validateLaneAnswered(): void {
     this.validateLaneAnswers.inc();
+  }
+
+  credentialsLaneAnswered(): void {
+    this.credentialsLaneAnswers.inc();
   }
 
   signedInLaneAnswered(route: string): void {

@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { timingSafeEqual } from 'node:crypto';
 import { sha256 } from '../common/secrets';
+import { canonicalUuid } from '../common/uuid';
 import { type Settings } from '../config/settings';
 import { SETTINGS } from '../config/settings.module';
 import { NodeSecretLookup } from './node-secret-lookup';
@@ -11,7 +12,7 @@ export const EVERY_NODE = Symbol('every node');
 /**
  * Whom an `X-Internal-Secret` speaks for: every node (INTERNAL_SECRET), one node (that node's own
  * secret: its id), or no one (null). The guard of the internal routes, the large-body allowance
- * and the agents' validate lane all ask here.
+ * and the agents' lanes all ask here.
  */
 @Injectable()
 export class InternalCallers {
@@ -31,5 +32,14 @@ export class InternalCallers {
     const digest = sha256(given);
     if (timingSafeEqual(digest, this.internalDigest)) return EVERY_NODE;
     return this.nodeSecrets.nodeOf(digest.toString('hex'));
+  }
+
+  /**
+   * Whether `given` may ask about node `nodeId` (a UUID in either case) on a route of its own
+   * node only: INTERNAL_SECRET, or that node's own secret.
+   */
+  async speaksForNode(given: string | undefined, nodeId: string): Promise<boolean> {
+    const speaksFor = await this.speaksFor(given);
+    return speaksFor === EVERY_NODE || (speaksFor !== null && speaksFor === canonicalUuid(nodeId));
   }
 }
