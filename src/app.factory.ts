@@ -20,6 +20,7 @@ import type { AuthUser } from './auth/guards/auth-user';
 import { UsersController } from './users/users.controller';
 import { InternalController } from './internal/internal.controller';
 import { validateLane } from './internal/validate-lane';
+import { trafficLane } from './internal/traffic-lane';
 import { refuseClientErrors, requestLog } from './common/request-id';
 import { guardBodilessRoutes } from './common/no-body.guard';
 import { securityHeaders } from './common/security-headers';
@@ -117,7 +118,21 @@ export async function createApp(options: AppModuleOptions): Promise<NestExpressA
     if (report !== null) metrics.trafficReportRead();
     return report;
   };
-  const readers = new Map([[`/${API_PREFIX}/internal/traffic`, readReport]]);
+  const trafficPath = `/${API_PREFIX}/internal/traffic`;
+  const readers = new Map([
+    [
+      trafficPath,
+      {
+        read: readReport,
+        answer: trafficLane({
+          path: trafficPath,
+          callers,
+          controller: app.get(InternalController),
+          answered: () => metrics.trafficLaneAnswered(),
+        }),
+      },
+    ],
+  ]);
   for (const handler of bodyParsing(settings, isInternalCaller, readers)) app.use(handler);
   app.enableCors({
     origin: (origin, callback) =>

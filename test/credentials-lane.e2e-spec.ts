@@ -1,9 +1,8 @@
 import type { Response } from 'supertest';
-import { Metrics } from '../src/metrics/metrics.service';
 import { startTestApp, type TestApp } from './harness/app';
 import { newUser } from './harness/factories';
-import { metricValue, parseMetrics } from './harness/metrics';
-import { createNode, nodeSecret, subscribedUser } from './harness/nodes';
+import { laneCount, twoNodes } from './harness/lanes';
+import { subscribedUser } from './harness/nodes';
 import { seen as seenByClient } from './harness/seen';
 
 /**
@@ -24,14 +23,12 @@ describe('internal: the credentials lane answers as the general pipeline does', 
   beforeAll(async () => {
     t = await startTestApp();
     const owner = await newUser(t, 'owner');
-    nodeA = (await createNode(t, owner, { name: 'a' })).id;
-    const nodeB = (await createNode(t, owner, { name: 'b' })).id;
+    let nodeB: string;
+    ({ nodeA, nodeB, secretA, secretB } = await twoNodes(t, owner));
     await t.dataSource.query(
       `UPDATE nodes SET status = 'online', provision_state = 'ready' WHERE id = ANY($1::uuid[])`,
       [[nodeA, nodeB]],
     );
-    secretA = await nodeSecret(t, nodeA);
-    secretB = await nodeSecret(t, nodeB);
     // A device whose id node A carries, so that its set is not empty.
     const user = await subscribedUser(t);
     await t.http().post('/api/v1/users/me/devices').set(user.bearer).send({ name: 'Phone' });
@@ -47,11 +44,7 @@ describe('internal: the credentials lane answers as the general pipeline does', 
     return request;
   }
 
-  const laneAnswers = async (): Promise<number> =>
-    metricValue(
-      parseMetrics(await t.app.get(Metrics).registry.metrics()),
-      'vpn_credentials_lane_answers_total',
-    );
+  const laneAnswers = (): Promise<number> => laneCount(t, 'vpn_credentials_lane_answers_total');
 
   /** What a client can tell of an answer, and whether the connection is kept. */
   const seen = (response: Response) => seenByClient(response, ['connection']);

@@ -1,10 +1,9 @@
 import type { Response } from 'supertest';
-import { Metrics } from '../src/metrics/metrics.service';
 import { SessionTokens } from '../src/nodes/session-token';
 import { startTestApp, type TestApp } from './harness/app';
 import { newUser } from './harness/factories';
-import { metricValue, parseMetrics } from './harness/metrics';
-import { createNode, nodeSecret, subscribedUser } from './harness/nodes';
+import { laneCount, twoNodes } from './harness/lanes';
+import { subscribedUser } from './harness/nodes';
 import { seen as seenByClient } from './harness/seen';
 
 /**
@@ -25,11 +24,7 @@ describe('internal: the validate lane answers as the general pipeline does', () 
 
   beforeAll(async () => {
     t = await startTestApp({ BODY_LIMIT: '2kb' });
-    const owner = await newUser(t, 'owner');
-    nodeA = (await createNode(t, owner, { name: 'a' })).id;
-    const nodeB = (await createNode(t, owner, { name: 'b' })).id;
-    secretA = await nodeSecret(t, nodeA);
-    secretB = await nodeSecret(t, nodeB);
+    ({ nodeA, secretA, secretB } = await twoNodes(t, await newUser(t, 'owner')));
     userId = (await subscribedUser(t)).user.id;
   });
   afterAll(() => t.close());
@@ -43,11 +38,7 @@ describe('internal: the validate lane answers as the general pipeline does', () 
     return request.send(body);
   }
 
-  const laneAnswers = async (): Promise<number> =>
-    metricValue(
-      parseMetrics(await t.app.get(Metrics).registry.metrics()),
-      'vpn_validate_lane_answers_total',
-    );
+  const laneAnswers = (): Promise<number> => laneCount(t, 'vpn_validate_lane_answers_total');
 
   /** Sends `body` as `type` and returns the answer and how many requests the lane answered. */
   async function sendCounted(type: string, body: string, secret: string | null) {

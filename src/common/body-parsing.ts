@@ -22,11 +22,19 @@ export const LARGE_BODY_ROUTES: readonly string[] = ['/api/v1/internal/traffic']
 export const MAX_LARGE_INPUT_ENTRIES = 100_000;
 
 /**
- * Large-body routes that read their bodies themselves, by path: a reader takes the raw bytes and
- * gives the route's input, checked whole and marked `CHECKED_BODY`, or null for a body it does not
- * plainly take, which then goes the general way (counted, parsed, checked) as any other.
+ * A large-body route that reads its bodies itself: `read` takes the raw bytes and gives the
+ * route's input, checked whole and marked `CHECKED_BODY`, or null for a body it does not plainly
+ * take, which then goes the general way (counted, parsed, checked) as any other. `answer`, when
+ * given, is handed a request whose body `read` took, to answer it at once (a lane, see
+ * `src/common/lane.ts`) or pass it on (`next`) to the rest of the pipeline.
  */
-export type BodyReaders = ReadonlyMap<string, (raw: Buffer) => object | null>;
+export interface BodyReader {
+  read: (raw: Buffer) => object | null;
+  answer?: RequestHandler;
+}
+
+/** The large-body routes that read their bodies themselves, by path. */
+export type BodyReaders = ReadonlyMap<string, BodyReader>;
 
 /** The content types a body reader reads; any other (a charset named, say) goes the general way. */
 export const PLAIN_JSON = /^application\/json(?:;\s*charset=utf-8)?$/i;
@@ -106,10 +114,10 @@ export function bodyParsing(
     getRawBody(request, { length: declared, limit: largeBytes }, (error, raw) => {
       // raw-body's errors are the body parser's own (it reads with raw-body): refused alike.
       if (error) return next(error);
-      const read = reader(raw);
+      const read = reader.read(raw);
       if (read !== null) {
         request.body = read;
-        return next();
+        return reader.answer ? reader.answer(request, response, next) : next();
       }
       const parsed = parseJsonBytes(raw, largeShape);
       if ('refusal' in parsed) return next(parsed.refusal);

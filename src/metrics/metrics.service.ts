@@ -65,6 +65,12 @@ export class Metrics implements JobRunRecorder {
     registers: [this.registry],
   });
 
+  private readonly trafficLaneAnswers = new Counter({
+    name: 'vpn_traffic_lane_answers_total',
+    help: "Nodes' traffic reports (POST /internal/traffic) answered by the fast lane as soon as their body was read plainly; the others went through the general request pipeline.",
+    registers: [this.registry],
+  });
+
   private readonly signedInLaneAnswers = new Counter({
     name: 'vpn_signed_in_lane_answers_total',
     help: 'Signed-in GET requests (GET /users/me, GET /nodes/routing) answered by the fast lane ahead of the general request pipeline, by route; the others went through it.',
@@ -181,6 +187,10 @@ export class Metrics implements JobRunRecorder {
 
   credentialsLaneAnswered(): void {
     this.credentialsLaneAnswers.inc();
+  }
+
+  trafficLaneAnswered(): void {
+    this.trafficLaneAnswers.inc();
   }
 
   signedInLaneAnswered(route: string): void {
