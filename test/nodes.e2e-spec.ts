@@ -299,6 +299,21 @@ describe('nodes: registry and routing', () => {
     }
   });
 
+  it('a routing request reads no counter of its own while its node list is current', async () => {
+    // The routing counter comes with the caller's session, read after the request arrived.
+    await makeUsable((await createNode(t, owner)).id);
+    const user = await subscribedUser(t);
+    await t.http().get('/api/v1/nodes/routing').set(user.bearer).expect(200);
+    const counter = jest.spyOn(t.app.get(NodesRepository), 'routingVersion');
+    try {
+      const again = await t.http().get('/api/v1/nodes/routing').set(user.bearer).expect(200);
+      expect((again.body as unknown[]).length).toBeGreaterThan(0);
+      expect(counter).not.toHaveBeenCalled();
+    } finally {
+      counter.mockRestore();
+    }
+  });
+
   it('issuing tokens for many nodes writes no rows', async () => {
     for (let i = 0; i < 5; i++) await makeUsable((await createNode(t, owner)).id);
     const user = await subscribedUser(t);

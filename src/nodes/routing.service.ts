@@ -148,7 +148,8 @@ export class RoutingService {
     if (until === null || until.getTime() <= Date.now()) {
       throw new AppError('SUBSCRIPTION_REQUIRED', 'an active subscription is required');
     }
-    const read = await this.reads.submit(null);
+    // The routing counter came with the caller's session, read after the request arrived.
+    const read = await this.readAt(caller.record?.routingVersion);
     const expiresAt = Math.floor(Date.now() / 1000) + this.settings.sessionTokenTtlS;
     if (this.everyNode(read)) {
       return {

@@ -3,6 +3,7 @@ import { TransactionHost } from '@nestjs-cls/transactional';
 import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { DataSource, type Repository } from 'typeorm';
 import { isUniqueViolation } from '../database/postgres-errors';
+import { ROUTING_VERSION_SQL } from '../nodes/nodes.repository';
 import { preparedRows, sqlRows } from '../database/sql';
 import { DEFAULT_TRAFFIC_LIMIT_KEY } from '../settings-store/app-settings.repository';
 import { type Role, User } from './entities/user.entity';
@@ -34,6 +35,12 @@ export interface UserWithDefaults {
    * (`findBySessions`) only; other reads leave it undefined.
    */
   secondFactorOn?: boolean;
+  /**
+   * The nodes' routing counter (migration 0019) as the session's read found it, so that the
+   * routing route needs no read of its own when its node list is current. Read with the session
+   * (`findBySessions`) only.
+   */
+  routingVersion?: string;
 }
 
 /**
@@ -101,7 +108,7 @@ export class AccountsRepository {
    * refresh session is the user's and not revoked; null otherwise. One statement for all of them,
    * outside any transaction: authentication runs it for every signed-in request (concurrent
    * requests share one, see `JwtStrategy`), so revocation takes effect at once and the route has
-   * its caller loaded. Ids must be lower-case UUIDs.
+   * its caller loaded, with the routing counter (`routingVersion`). Ids must be lower-case UUIDs.
    */
   async findBySessions(keys: SessionKey[]): Promise<(UserWithDefaults | null)[]> {
     const rows = await preparedRows<Record<string, unknown>>(
@@ -109,7 +116,8 @@ export class AccountsRepository {
       `SELECT r.id AS refresh_session_id, ${this.withDefaultsSql},
               CASE WHEN u.role IS NULL THEN false ELSE EXISTS (
                 SELECT 1 FROM staff_totp t WHERE t.user_id = u.id AND t.enabled_at IS NOT NULL
-              ) END AS second_factor_on
+              ) END AS second_factor_on,
+              (SELECT version::text FROM (${ROUTING_VERSION_SQL}) v) AS routing_version
          FROM refresh_sessions r JOIN users u ON u.id = r.user_id
         WHERE r.id = ANY($1::uuid[]) AND r.revoked_at IS NULL`,
       [[...new Set(keys.map((key) => key.sessionId))], DEFAULT_TRAFFIC_LIMIT_KEY],
@@ -118,7 +126,11 @@ export class AccountsRepository {
     return keys.map(({ sessionId, userId }) => {
       const row = bySession.get(sessionId);
       return row?.id === userId
-        ? { ...this.withDefaults(row), secondFactorOn: row.second_factor_on === true }
+        ? {
+            ...this.withDefaults(row),
+            secondFactorOn: row.second_factor_on === true,
+            routingVersion: row.routing_version as string,
+          }
         : null;
     });
   }
