@@ -79,6 +79,13 @@ describe('internal: the credentials lane answers as the general pipeline does', 
     ['no version', () => nodeA, () => '', () => secretA],
     ['a node id that is no UUID', () => 'a', () => '0', () => secretA],
     [
+      'a node id of no UUID version, INTERNAL_SECRET',
+      // Hex digits in a UUID's shape, but of no version: the DTO's `IsUUID('all')` refuses it.
+      () => 'aaaaaaaa-aaaa-0aaa-0aaa-aaaaaaaaaaaa',
+      () => '0',
+      () => t.settings.internalSecret,
+    ],
+    [
       'a node id that is no UUID, INTERNAL_SECRET',
       () => 'a',
       () => '0',
@@ -99,7 +106,7 @@ describe('internal: the credentials lane answers as the general pipeline does', 
     expect((await laneAnswers()) - before - byLane).toBe(0);
   });
 
-  it('leaves a browser, another method and a query with more to the general pipeline', async () => {
+  it('leaves a browser, another method, a query with more and an encoding to the general pipeline', async () => {
     const before = await laneAnswers();
     const agent = `?node_id=${nodeA}&since=0`;
     const fromBrowser = await ask(agent, secretA, 'https://elsewhere.example');
@@ -108,6 +115,12 @@ describe('internal: the credentials lane answers as the general pipeline does', 
     expect(more.status).toBe(400);
     const posted = await t.http().post(`${PATH}${agent}`).set('X-Internal-Secret', secretA);
     expect(posted.status).toBe(404);
+    const encoded = await t
+      .http()
+      .get(`${PATH}${agent}`)
+      .set('X-Internal-Secret', secretA)
+      .set('Content-Encoding', 'gzip');
+    expect(encoded.status).toBe(415);
     expect(await laneAnswers()).toBe(before);
   });
 });

@@ -15,6 +15,8 @@ import { seen as seenByClient } from './harness/seen';
  */
 describe('internal: the validate lane answers as the general pipeline does', () => {
   const LANE = 'application/json';
+  /** Hex digits in a UUID's shape, but of no UUID version: the DTO's `IsUUID('all')` refuses it. */
+  const NO_VERSION = 'aaaaaaaa-aaaa-0aaa-0aaa-aaaaaaaaaaaa';
   const GENERAL = 'application/vnd.agent+json';
   let t: TestApp;
   let nodeA: string;
@@ -107,6 +109,11 @@ describe('internal: the validate lane answers as the general pipeline does', () 
       () => JSON.stringify({ token: 'x'.repeat(3000), node_id: nodeA }),
       () => secretA,
     ],
+    [
+      'a node id of no UUID version, INTERNAL_SECRET',
+      () => JSON.stringify({ token: freshToken(), node_id: NO_VERSION }),
+      () => t.settings.internalSecret,
+    ],
   ];
 
   it.each(cases)('%s', async (name, body, secret) => {
@@ -116,6 +123,20 @@ describe('internal: the validate lane answers as the general pipeline does', () 
     expect(lane.response.headers['content-type']).toBe('application/json; charset=utf-8');
     expect(lane.byLane).toBe(ACCEPTED.includes(name) ? 1 : 0);
     expect(general.byLane).toBe(0);
+  });
+
+  it("leaves a page's request (a Referer, no Origin) to the origin check", async () => {
+    const body = JSON.stringify({ token: freshToken(), node_id: nodeA });
+    const before = await laneAnswers();
+    const fromPage = await t
+      .http()
+      .post('/api/v1/internal/validate')
+      .set('Content-Type', LANE)
+      .set('X-Internal-Secret', secretA)
+      .set('Referer', 'https://elsewhere.example/page')
+      .send(body);
+    expect([fromPage.status, fromPage.body.code]).toEqual([403, 'ORIGIN_REJECTED']);
+    expect(await laneAnswers()).toBe(before);
   });
 
   it('a token is spent once whichever way it comes', async () => {

@@ -91,6 +91,7 @@ describe('the signed-in lane answers as the general pipeline does', () => {
     ['a blocked account', () => blocked.bearer],
     ['a signed-out session', () => signedOut.bearer],
     ['no session', () => ({})],
+    ['a declared body encoding', () => ({ ...subscriber.bearer, 'Content-Encoding': 'gzip' })],
     [
       'a malformed bearer header beside a good cookie',
       () => ({ Authorization: 'Bearer', Cookie: subscriber.cookie }),

@@ -124,13 +124,18 @@ describe('internal: the traffic lane answers as the general pipeline does', () =
     expect([again.status, again.body.applied]).toEqual([200, false]);
   });
 
-  it('leaves a browser and another method to the general pipeline', async () => {
+  it("leaves a browser, a page's request and another method to the general pipeline", async () => {
     const before = await laneAnswers();
     const fromBrowser = await send(LANE, report(nodeA), secretA, {
       Origin: 'https://elsewhere.example',
     });
     // The origin check refuses a write from an origin it does not trust, as before.
     expect(fromBrowser.status).toBe(403);
+    // Without an Origin it reads the Referer.
+    const fromPage = await send(LANE, report(nodeA), secretA, {
+      Referer: 'https://elsewhere.example/page',
+    });
+    expect([fromPage.status, fromPage.body.code]).toEqual([403, 'ORIGIN_REJECTED']);
     const put = await t
       .http()
       .put(PATH)

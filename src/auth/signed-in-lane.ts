@@ -54,12 +54,16 @@ export function signedInLane(parts: SignedInLaneParts): RequestHandler {
   };
 }
 
-/** A GET without a body (none declared, or an empty one) and without `Origin`. */
+/**
+ * A GET without a body (none declared, or an empty one), a declared encoding (refused with a 415 by
+ * the body parser even without a body) or `Origin`.
+ */
 function takes(request: Request): boolean {
   const { headers } = request;
   return (
     request.method === 'GET' &&
     headers.origin === undefined &&
+    headers['content-encoding'] === undefined &&
     headers['transfer-encoding'] === undefined &&
     (headers['content-length'] === undefined || headers['content-length'] === '0')
   );

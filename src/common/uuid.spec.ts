@@ -72,7 +72,7 @@ describe('sortedUuids', () => {
     for (const length of [10, 1_000]) {
       const distinct = Array.from({ length }, () => canonicalUuid(randomUUID())!);
       // Every id three times, spread over the list.
-      const ids = [...distinct, ...distinct.reverse(), ...distinct];
+      const ids = [...distinct, ...[...distinct].reverse(), ...distinct];
       const order = Array.from(uuidOrder(ids));
       expect(order.map((i) => ids[i])).toEqual([...ids].sort());
       for (let k = 0; k < order.length; k += 3) {

@@ -1,3 +1,4 @@
+import { isUUID } from 'class-validator';
 import type { Request, RequestHandler } from 'express';
 import { answerInLane, type LaneRoute } from '../common/lane';
 import { canonicalUuid } from '../common/uuid';
@@ -55,21 +56,26 @@ const AGENT_QUERY = /^\?node_id=([0-9A-Fa-f-]{36})&since=(\d{1,16})$/;
 
 /**
  * `search` (the URL's query, with its `?`) as the route's `CredentialsQuery` when it is plainly
- * what the agent sends: `node_id` a UUID in either case, then `since` a whole number written in at
- * most 16 digits and at most 2^53 - 1, nothing else; else null, and the general pipeline answers
- * it by the DTO's own rules. So this is narrower than the DTO, never wider
- * (`test/credentials-lane.e2e-spec.ts` holds the two side by side).
+ * what the agent sends: `node_id` a UUID in either case (as `IsUUID('all')` takes it), then
+ * `since` a whole number written in at most 16 digits and at most 2^53 - 1, nothing else; else
+ * null, and the general pipeline answers it by the DTO's own rules. So this is narrower than the
+ * DTO, never wider (`test/credentials-lane.e2e-spec.ts` holds the two side by side).
  */
 export function plainQuery(search: string): CredentialsQuery | null {
   const match = AGENT_QUERY.exec(search);
   if (match === null) return null;
   const [, nodeId, version] = match;
   const since = Number(version);
-  if (canonicalUuid(nodeId) === undefined || !Number.isSafeInteger(since)) return null;
+  // The DTO's own check (`IsUUID('all')`: a version and variant digit), then the canonical form.
+  if (!isUUID(nodeId, 'all') || canonicalUuid(nodeId) === undefined) return null;
+  if (!Number.isSafeInteger(since)) return null;
   return { node_id: nodeId, since };
 }
 
-/** A GET of the route with a query, without a body (none declared, or an empty one) or `Origin`. */
+/**
+ * A GET of the route with a query, without a body (none declared, or an empty one), a declared
+ * encoding (refused with a 415 by the body parser even without a body) or `Origin`.
+ */
 function takes(request: Request, path: string): boolean {
   const { headers, url } = request;
   return (
@@ -77,6 +83,7 @@ function takes(request: Request, path: string): boolean {
     url.startsWith(path) &&
     url.charCodeAt(path.length) === 0x3f /* ? */ &&
     headers.origin === undefined &&
+    headers['content-encoding'] === undefined &&
     headers['transfer-encoding'] === undefined &&
     (headers['content-length'] === undefined || headers['content-length'] === '0')
   );

@@ -20,17 +20,25 @@ export interface TrafficLaneParts {
  * route whose body is large. The body's limits, the memory held for large bodies and the reading
  * are the body parser's own, as for every large body.
  *
- * Only a report the route would accept is answered here: a POST without `Origin`, from a node
- * speaking for itself (or INTERNAL_SECRET). Any other, its body read, goes on to the general
- * pipeline, which answers or refuses it exactly as before. The answer is the controller's own
- * method's, and errors are answered by the exception filter's code.
+ * Only a report the route would accept is answered here: a POST without `Origin` or `Referer`
+ * (the origin check's), from a node speaking for itself (or INTERNAL_SECRET). Any other, its body
+ * read, goes on to the general pipeline, which answers or refuses it exactly as before. The answer
+ * is the controller's own method's, and errors are answered by the exception filter's code.
  */
 export function trafficLane(parts: TrafficLaneParts): RequestHandler {
   const { path, callers, controller, answered } = parts;
   const route: LaneRoute<ReadTrafficReport> = {
     path,
     admit: async (request: Request) => {
-      if (request.method !== 'POST' || request.headers.origin !== undefined) return null;
+      const { headers } = request;
+      // The origin check reads the Referer when there is no Origin, on a POST even without cookies.
+      if (
+        request.method !== 'POST' ||
+        headers.origin !== undefined ||
+        headers.referer !== undefined
+      ) {
+        return null;
+      }
       const report = request.body as ReadTrafficReport;
       const secret = request.header('x-internal-secret');
       return (await callers.speaksForNode(secret, report.node_id)) ? report : null;

@@ -1,3 +1,4 @@
+import { isUUID } from 'class-validator';
 import type { Request, RequestHandler } from 'express';
 import getRawBody from 'raw-body';
 import { JSON_PARSE_FAILED, PLAIN_JSON, parseStrictJson } from '../common/body-parsing';
@@ -81,13 +82,15 @@ export function plainRequest(body: unknown): ValidateTokenRequest | null {
   const { token, node_id: nodeId } = body as Record<string, unknown>;
   if (keys !== 2 || typeof token !== 'string' || typeof nodeId !== 'string') return null;
   if (token.length > MAX_TOKEN_LENGTH || token.includes('\u0000')) return null;
-  if (canonicalUuid(nodeId) === undefined) return null;
+  // The DTO's own check (`IsUUID('all')`: a version and variant digit), then the canonical form.
+  if (!isUUID(nodeId, 'all') || canonicalUuid(nodeId) === undefined) return null;
   return { token, node_id: nodeId };
 }
 
 /**
  * A request the lane reads: the route, plain JSON of a declared length within the limit (a larger
- * one is refused up front by the general pipeline), not compressed, not from a browser.
+ * one is refused up front by the general pipeline), not compressed, not from a browser (no
+ * `Origin` or `Referer`).
  */
 function takes(request: Request, path: string, bodyLimit: number): boolean {
   const { headers } = request;
@@ -96,6 +99,8 @@ function takes(request: Request, path: string, bodyLimit: number): boolean {
     request.method === 'POST' &&
     request.url === path &&
     headers.origin === undefined &&
+    // The origin check reads the Referer when there is no Origin, on a POST even without cookies.
+    headers.referer === undefined &&
     headers['content-encoding'] === undefined &&
     headers['transfer-encoding'] === undefined &&
     length > 0 &&
