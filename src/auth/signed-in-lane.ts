@@ -1,5 +1,5 @@
 import type { Request, RequestHandler } from 'express';
-import { answerInLane, type LaneAnswer, type LaneRoute } from '../common/lane';
+import { answerInLane, isPlainGet, type LaneAnswer, type LaneRoute } from '../common/lane';
 import type { AuthUser } from './guards/auth-user';
 
 export type { LaneAnswer } from '../common/lane';
@@ -47,24 +47,9 @@ export function signedInLane(parts: SignedInLaneParts): RequestHandler {
     lanes.set(path, { path, admit, answer });
   }
   return (request, response, next) => {
-    if (!takes(request)) return next();
+    if (!isPlainGet(request)) return next();
     const route = lanes.get(request.url);
     if (route === undefined) return next();
     answerInLane(route, request, response, next);
   };
-}
-
-/**
- * A GET without a body (none declared, or an empty one), a declared encoding (refused with a 415 by
- * the body parser even without a body) or `Origin`.
- */
-function takes(request: Request): boolean {
-  const { headers } = request;
-  return (
-    request.method === 'GET' &&
-    headers.origin === undefined &&
-    headers['content-encoding'] === undefined &&
-    headers['transfer-encoding'] === undefined &&
-    (headers['content-length'] === undefined || headers['content-length'] === '0')
-  );
 }

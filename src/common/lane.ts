@@ -18,6 +18,22 @@ export interface LaneRoute<Input> {
 }
 
 /**
+ * A GET a lane may take: without a body (none declared, or an empty one), a declared encoding
+ * (refused with a 415 by the body parser even without a body) or `Origin` (CORS then adds
+ * nothing, and the origin check passes every GET).
+ */
+export function isPlainGet(request: Request): boolean {
+  const { headers } = request;
+  return (
+    request.method === 'GET' &&
+    headers.origin === undefined &&
+    headers['content-encoding'] === undefined &&
+    headers['transfer-encoding'] === undefined &&
+    (headers['content-length'] === undefined || headers['content-length'] === '0')
+  );
+}
+
+/**
  * Answers `request` by `route`: 200 and the route's answer when `admit` takes it, else on to
  * `next`. A failure of either is answered by the exception filter's code, as the general pipeline
  * answers it.

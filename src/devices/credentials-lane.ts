@@ -1,6 +1,6 @@
 import { isUUID } from 'class-validator';
 import type { Request, RequestHandler } from 'express';
-import { answerInLane, type LaneRoute } from '../common/lane';
+import { answerInLane, isPlainGet, type LaneRoute } from '../common/lane';
 import { canonicalUuid } from '../common/uuid';
 import type { InternalCallers } from '../nodes/internal-callers';
 import type { CredentialsController } from './devices.controller';
@@ -72,19 +72,8 @@ export function plainQuery(search: string): CredentialsQuery | null {
   return { node_id: nodeId, since };
 }
 
-/**
- * A GET of the route with a query, without a body (none declared, or an empty one), a declared
- * encoding (refused with a 415 by the body parser even without a body) or `Origin`.
- */
+/** A plain GET (`isPlainGet`) of the route with a query. */
 function takes(request: Request, path: string): boolean {
-  const { headers, url } = request;
-  return (
-    request.method === 'GET' &&
-    url.startsWith(path) &&
-    url.charCodeAt(path.length) === 0x3f /* ? */ &&
-    headers.origin === undefined &&
-    headers['content-encoding'] === undefined &&
-    headers['transfer-encoding'] === undefined &&
-    (headers['content-length'] === undefined || headers['content-length'] === '0')
-  );
+  const { url } = request;
+  return isPlainGet(request) && url.startsWith(path) && url.charCodeAt(path.length) === 0x3f; // ?
 }
