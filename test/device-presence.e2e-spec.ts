@@ -247,6 +247,40 @@ describe('device presence: one address per device across nodes', () => {
     expect(switches).toBe(1);
   });
 
+  it('a report naming several devices answers every user it took over the limit, whichever device comes first', async () => {
+    // The counting statement answers a row per device; the users' summary travels on one of them.
+    const users = await Promise.all([userWithDevice(), userWithDevice(), userWithDevice()]);
+    const [over, , alsoOver] = users;
+    for (const { user } of [over, alsoOver]) {
+      await t.dataSource.query(`UPDATE users SET traffic_limit_bytes = 40 WHERE id = $1`, [
+        user.user.id,
+      ]);
+    }
+    const entries = users.map(({ user, deviceId }) => ({
+      user_id: user.user.id,
+      bytes_up: 30,
+      bytes_down: 12,
+      devices: [{ device_id: deviceId, bytes_up: 30, bytes_down: 12 }],
+    }));
+    const online = users.map(({ deviceId }, i) => ({
+      device_id: deviceId,
+      address: `198.51.100.${120 + i}`,
+      since: at(1),
+    }));
+    const answer = await send(nodeA, online, t, entries).expect(200);
+    expect([...(answer.body.over_limit as string[])].sort()).toEqual(
+      [over.user.user.id, alsoOver.user.user.id].sort(),
+    );
+    expect(answer.body).toMatchObject({ applied: true, unknown_users: 0, close: [] });
+    // And a batch without users: a sighting alone still answers.
+    await send(nodeB, [{ ...online[1], since: at(0.5) }]).expect(200, {
+      applied: true,
+      over_limit: [],
+      unknown_users: 0,
+      close: [],
+    });
+  });
+
   it("a connection's write that fails fails the batch: nothing of the report is kept, and sent again it is counted once", async () => {
     // The connections are the batch's last writes, answered with its COMMIT: PostgreSQL answers
     // the COMMIT of a failed transaction with a rollback, which must not pass for a commit.

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
-import { preparedRows, sqlRows, writtenAhead } from '../database/sql';
+import type { Uuid } from '../common/uuid';
+import { preparedRows, sqlRows, uuidArray, writtenAhead } from '../database/sql';
 import { ROUTING_VERSION_SQL } from '../nodes/nodes.repository';
 import { defaultLimitSql, EFFECTIVE_LIMIT_SQL } from '../users/traffic-limit';
 import { shareBucket } from './share';
@@ -40,16 +41,20 @@ export interface DeviceMarks {
 
 /** A device a traffic batch locked: its marks, and its newest connection where recorded. */
 export interface LockedDevice extends DeviceMarks {
+  id: Uuid;
   connection: PresenceRecord | null;
 }
 
+/** The marks of a device a traffic batch locked. */
+export type LockedMarks = Omit<LockedDevice, 'connection'>;
+
 /** A traffic batch's device lines: each device's raw bytes, its user and the node it used. */
 export interface DeviceLines {
-  ids: string[];
-  userIds: string[];
+  ids: Uuid[];
+  userIds: Uuid[];
   up: bigint[];
   down: bigint[];
-  nodeIds: string[];
+  nodeIds: Uuid[];
 }
 
 /**
@@ -82,13 +87,16 @@ export const lockAndCountDevicesCtes = (
      WHERE d.id = v.id AND d.user_id = v.user_id AND (SELECT count(*) FROM locked) > 0
   )`;
 
-/** `DeviceLines` as the parameters of `lockAndCountDevicesCtes`, in its columns' order. */
+/**
+ * `DeviceLines` as the parameters of `lockAndCountDevicesCtes`, in its columns' order: the ids in
+ * PostgreSQL's binary form (`uuidArray`), the byte counts as text (they are `numeric[]`).
+ */
 export const deviceLinesParams = (lines: DeviceLines): unknown[] => [
-  lines.ids,
-  lines.userIds,
+  uuidArray(lines.ids),
+  uuidArray(lines.userIds),
   lines.up.map(String),
   lines.down.map(String),
-  lines.nodeIds,
+  uuidArray(lines.nodeIds),
 ];
 
 /**
@@ -107,18 +115,18 @@ export const LOCKED_DEVICES_SQL = `SELECT l.id, l.address_hint AS "addressHint",
 /** A row of `LOCKED_DEVICES_SQL`. */
 export type LockedDeviceRow = DeviceMarks & Partial<Omit<PresenceRecord, 'deviceId'>>;
 
-export function lockedDevice({
-  nodeId,
-  address,
-  since,
-  seenAt,
-  ...marks
-}: LockedDeviceRow): LockedDevice {
+/** A row of `LOCKED_DEVICES_SQL` as a `LockedDevice`; its id as PostgreSQL writes one, canonical. */
+export function lockedDevice(row: LockedDeviceRow): LockedDevice {
+  const { nodeId, address, since, seenAt } = row;
+  const id = row.id as Uuid;
   return {
-    ...marks,
+    id,
+    addressHint: row.addressHint,
+    switches: row.switches,
+    switchesSince: row.switchesSince,
     connection:
       nodeId && address && since && seenAt
-        ? { deviceId: marks.id, nodeId, address, since, seenAt }
+        ? { deviceId: id, nodeId, address, since, seenAt }
         : null,
   };
 }
@@ -286,7 +294,7 @@ export class DevicesRepository {
    * Sets what a device's list shows of its address, and its count of switches, in the caller's
    * transaction, answered with its next query (`writtenAhead`), as `PresenceRepository.save`.
    */
-  async markPresence(rows: DeviceMarks[]): Promise<void> {
+  async markPresence(rows: LockedMarks[]): Promise<void> {
     if (rows.length === 0) return;
     await writtenAhead(this.txHost.tx, [
       {
@@ -294,12 +302,12 @@ export class DevicesRepository {
          FROM unnest($1::uuid[], $2::text[], $3::int[], $4::timestamptz[]) AS v(id, hint, switches, since)
         WHERE d.id = v.id`,
         params: [
-          rows.map((r) => r.id),
+          uuidArray(rows.map((r) => r.id)),
           rows.map((r) => r.addressHint),
           rows.map((r) => r.switches),
           rows.map((r) => r.switchesSince),
         ],
-        prepared: false,
+        prepared: true,
       },
     ]);
   }

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
-import { sqlRows, writtenAhead } from '../database/sql';
+import type { Uuid } from '../common/uuid';
+import { sqlRows, uuidArray, writtenAhead } from '../database/sql';
 
 /** Where a device connected last: the newest address wins. */
 export interface PresenceRecord {
@@ -26,7 +27,7 @@ export class PresenceRepository {
    * traffic batch whose last write this is.
    */
   async save(
-    rows: { deviceId: string; nodeId: string; address: string; since: Date }[],
+    rows: { deviceId: Uuid; nodeId: Uuid; address: string; since: Date }[],
   ): Promise<void> {
     if (rows.length === 0) return;
     await writtenAhead(this.txHost.tx, [
@@ -38,12 +39,12 @@ export class PresenceRepository {
        ON CONFLICT (device_id) DO UPDATE SET node_id = EXCLUDED.node_id, address = EXCLUDED.address,
          since = EXCLUDED.since, seen_at = now()`,
         params: [
-          rows.map((r) => r.deviceId),
-          rows.map((r) => r.nodeId),
+          uuidArray(rows.map((r) => r.deviceId)),
+          uuidArray(rows.map((r) => r.nodeId)),
           rows.map((r) => r.address),
           rows.map((r) => r.since),
         ],
-        prepared: false,
+        prepared: true,
       },
     ]);
   }

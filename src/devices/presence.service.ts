@@ -3,12 +3,13 @@ import { Injectable } from '@nestjs/common';
 import { Transactional } from '@nestjs-cls/transactional';
 import { Metrics } from '../metrics/metrics.service';
 import { SWITCH_WINDOW_MS } from './devices.constants';
-import { type DeviceMarks, DevicesRepository, type LockedDevice } from './devices.repository';
+import type { Uuid } from '../common/uuid';
+import { DevicesRepository, type LockedDevice, type LockedMarks } from './devices.repository';
 import { type PresenceRecord, PresenceRepository } from './presence.repository';
 
 /** A connection a node reports: the device, its client address, since when. */
 export interface SeenConnection {
-  deviceId: string;
+  deviceId: Uuid;
   address: string;
   since: Date;
 }
@@ -71,13 +72,14 @@ export class PresenceService {
    */
   @Transactional()
   async observeAll(sightings: NodeSighting[], locked: LockedDevice[]): Promise<string[][]> {
-    const marks = new Map<string, DeviceMarks>(
-      locked.map(({ connection: _, ...device }) => [device.id, device]),
-    );
+    const marks = new Map<string, LockedMarks>();
     const recorded = new Map<string, PresenceRecord>();
-    for (const { id, connection } of locked) if (connection) recorded.set(id, connection);
+    for (const { id, addressHint, switches, switchesSince, connection } of locked) {
+      marks.set(id, { id, addressHint, switches, switchesSince });
+      if (connection) recorded.set(id, connection);
+    }
     const now = Date.now();
-    const saved = new Map<string, PresenceRecord>();
+    const saved = new Map<string, SeenConnection & { nodeId: Uuid; seenAt: Date }>();
     let switches = 0;
     const closes = sightings.map(({ nodeId, online }) => {
       const close: string[] = [];
@@ -123,16 +125,20 @@ export class PresenceService {
 
 /** What one traffic report says of the connections on its node. */
 export interface NodeSighting {
-  nodeId: string;
+  nodeId: Uuid;
   online: SeenConnection[];
 }
+
+/** An IPv4 address as a dual-stack socket writes it: its prefix. */
+const DUAL_STACK_IPV4 = /^::ffff:(?=[\d.]+$)/i;
 
 /** Each device's newest connection of `online`, in ascending device ids. */
 function newestOf(online: SeenConnection[]): SeenConnection[] {
   const newest = new Map<string, SeenConnection>();
   for (const given of online) {
     // An IPv4 client seen through a dual-stack socket is the same client.
-    const connection = { ...given, address: given.address.replace(/^::ffff:(?=[\d.]+$)/i, '') };
+    const address = given.address.replace(DUAL_STACK_IPV4, '');
+    const connection = address === given.address ? given : { ...given, address };
     const known = newest.get(connection.deviceId);
     if (!known || connection.since > known.since) newest.set(connection.deviceId, connection);
   }
@@ -147,11 +153,11 @@ function liveConnection(record: PresenceRecord | undefined, now: number): Presen
 
 /** The device's marks after this connection. */
 function marksAfter(
-  device: DeviceMarks,
+  device: LockedMarks,
   address: string,
   switched: boolean,
   now: number,
-): DeviceMarks {
+): LockedMarks {
   const inWindow =
     device.switchesSince !== null && now - device.switchesSince.getTime() < SWITCH_WINDOW_MS;
   let switches = inWindow ? device.switches : 0;
@@ -163,7 +169,7 @@ function marksAfter(
   return { id: device.id, addressHint: addressHint(address), switches, switchesSince: since };
 }
 
-function sameMarks(a: DeviceMarks, b: DeviceMarks): boolean {
+function sameMarks(a: LockedMarks, b: LockedMarks): boolean {
   return (
     a.addressHint === b.addressHint &&
     a.switches === b.switches &&

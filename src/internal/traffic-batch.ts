@@ -5,6 +5,7 @@
  */
 import { addBytes, type ByteCount } from '../common/byte-count';
 import { sortedUuids, type Uuid } from '../common/uuid';
+import type { DeviceLines } from '../devices/devices.repository';
 import type { NodeDay } from '../nodes/nodes.repository';
 import type { TrafficReport } from './traffic-report.pipe';
 
@@ -37,7 +38,7 @@ export class UserTally {
 
 /** Raw bytes per device over the applied reports of one batch, with its user and last node. */
 export class DeviceTally {
-  readonly lines = new Map<Uuid, { userId: string; up: bigint; down: bigint; nodeId: string }>();
+  readonly lines = new Map<Uuid, { userId: Uuid; up: bigint; down: bigint; nodeId: Uuid }>();
 
   addReport(report: TrafficReport): void {
     const { deviceIds, userIds, bytesUp, bytesDown } = report.devices;
@@ -56,7 +57,7 @@ export class DeviceTally {
   }
 
   /** Columns for `DevicesRepository.addTraffic`, devices in ascending id order. */
-  columns(): { ids: string[]; userIds: string[]; up: bigint[]; down: bigint[]; nodeIds: string[] } {
+  columns(): DeviceLines {
     const ids = sortedUuids([...this.lines.keys()]);
     const lines = ids.map((id) => this.lines.get(id)!);
     return {
