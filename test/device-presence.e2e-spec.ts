@@ -279,6 +279,13 @@ describe('device presence: one address per device across nodes', () => {
       unknown_users: 0,
       close: [],
     });
+    // That was a move to another node: its window starts now.
+    const [moved] = (await t.dataSource.query(
+      `SELECT switches, switches_since FROM devices WHERE id = $1`,
+      [online[1].device_id],
+    )) as { switches: number; switches_since: Date }[];
+    expect(moved.switches).toBe(1);
+    expect(Math.abs(moved.switches_since.getTime() - Date.now())).toBeLessThan(60_000);
   });
 
   it("a connection's write that fails fails the batch: nothing of the report is kept, and sent again it is counted once", async () => {

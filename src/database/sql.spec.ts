@@ -1,5 +1,5 @@
 import { canonicalUuid } from '../common/uuid';
-import { bigintArray, statementName, uuidArray } from './sql';
+import { bigintArray, statementName, timestamptzArray, uuidArray } from './sql';
 
 /** The bytes of an array parameter after its header, and the header's type oid and length. */
 const parts = (buffer: Buffer): { oid: number; count: number; body: string } => ({
@@ -44,6 +44,31 @@ describe('binary array parameters', () => {
     expect(parts(bigintArray([9223372036854775807n, -9223372036854775808n])).body).toBe(
       '000000087fffffffffffffff' + '000000088000000000000000',
     );
+  });
+
+  it('writes dates as microseconds since 2000-01-01 UTC, nulls as null elements', () => {
+    const buffer = timestamptzArray([
+      new Date('2000-01-01T00:00:00.000Z'),
+      null,
+      new Date('2026-12-07T13:45:10.123Z'),
+      new Date('1999-12-31T23:59:59.999Z'),
+    ]);
+    // Has nulls: the header's flag.
+    expect(buffer.readInt32BE(4)).toBe(1);
+    expect(parts(buffer)).toEqual({
+      oid: 1184,
+      count: 4,
+      body:
+        '00000008' +
+        '0000000000000000' +
+        'ffffffff' +
+        '00000008' +
+        BigInt.asUintN(64, 849_966_310_123_000n).toString(16).padStart(16, '0') +
+        '00000008' +
+        BigInt.asUintN(64, -1000n).toString(16).padStart(16, '0'),
+    });
+    expect(timestamptzArray([new Date(0)]).readInt32BE(4)).toBe(0);
+    expect(() => timestamptzArray([new Date(Number.NaN)])).toThrow(TypeError);
   });
 
   it('refuses numbers that are not safe integers, bigints past 64 bits, and other values', () => {

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import type { Uuid } from '../common/uuid';
-import { preparedRows, sqlRows, uuidArray, writtenAhead } from '../database/sql';
+import { preparedRows, sqlRows, timestamptzArray, uuidArray, writtenAhead } from '../database/sql';
 import { ROUTING_VERSION_SQL } from '../nodes/nodes.repository';
 import { defaultLimitSql, EFFECTIVE_LIMIT_SQL } from '../users/traffic-limit';
 import { shareBucket } from './share';
@@ -305,7 +305,7 @@ export class DevicesRepository {
           uuidArray(rows.map((r) => r.id)),
           rows.map((r) => r.addressHint),
           rows.map((r) => r.switches),
-          rows.map((r) => r.switchesSince),
+          timestamptzArray(rows.map((r) => r.switchesSince)),
         ],
         prepared: true,
       },

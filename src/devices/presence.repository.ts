@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import type { Uuid } from '../common/uuid';
-import { sqlRows, uuidArray, writtenAhead } from '../database/sql';
+import { sqlRows, timestamptzArray, uuidArray, writtenAhead } from '../database/sql';
 
 /** Where a device connected last: the newest address wins. */
 export interface PresenceRecord {
@@ -42,7 +42,7 @@ export class PresenceRepository {
           uuidArray(rows.map((r) => r.deviceId)),
           uuidArray(rows.map((r) => r.nodeId)),
           rows.map((r) => r.address),
-          rows.map((r) => r.since),
+          timestamptzArray(rows.map((r) => r.since)),
         ],
         prepared: true,
       },
