@@ -5,6 +5,7 @@
  * list shows the address with its last part hidden. (The same on real tunnel cores is in
  * agent/test/link-tunnel.e2e-spec.ts.)
  */
+import { BIGINT_MAX } from '../src/common/byte-count';
 import { randomUUID } from 'node:crypto';
 import { canonicalUuid } from '../src/common/uuid';
 import { DevicesCleanupJob } from '../src/devices/devices.jobs';
@@ -286,6 +287,27 @@ describe('device presence: one address per device across nodes', () => {
     )) as { switches: number; switches_since: Date }[];
     expect(moved.switches).toBe(1);
     expect(Math.abs(moved.switches_since.getTime() - Date.now())).toBeLessThan(60_000);
+  });
+
+  it("a device's byte counters stop at the bigint maximum instead of failing the report", async () => {
+    const { user, deviceId } = await userWithDevice();
+    await t.dataSource.query(`UPDATE devices SET bytes_up = $2, bytes_down = 5 WHERE id = $1`, [
+      deviceId,
+      (BIGINT_MAX - 10n).toString(),
+    ]);
+    const entry = {
+      user_id: user.user.id,
+      bytes_up: 30,
+      bytes_down: 12,
+      devices: [{ device_id: deviceId, bytes_up: 30, bytes_down: 12 }],
+    };
+    await send(nodeA, [], t, [entry]).expect(200);
+    const [row] = (await t.dataSource.query(
+      `SELECT d.bytes_up::text AS up, d.bytes_down::text AS down, u.traffic_used_bytes::int AS used
+         FROM devices d JOIN users u ON u.id = d.user_id WHERE d.id = $1`,
+      [deviceId],
+    )) as { up: string; down: string; used: number }[];
+    expect(row).toEqual({ up: BIGINT_MAX.toString(), down: '17', used: 42 });
   });
 
   it("a connection's write that fails fails the batch: nothing of the report is kept, and sent again it is counted once", async () => {

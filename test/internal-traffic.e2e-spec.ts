@@ -7,9 +7,9 @@ import { InternalCleanupJob } from '../src/internal/internal.jobs';
 import { COUNT_TRAFFIC_SQL, InternalRepository } from '../src/internal/internal.repository';
 import { InternalService } from '../src/internal/internal.service';
 import type { TrafficReport } from '../src/internal/traffic-report.pipe';
+import { BIGINT_MAX } from '../src/common/byte-count';
 import {
   ADD_TRAFFIC_SQL,
-  BIGINT_MAX,
   ORDERED_JOINS,
   UserTrafficRepository,
 } from '../src/users/user-traffic.repository';

@@ -8,6 +8,13 @@ import { type Uuid, uuidOrder } from './uuid';
  */
 export type ByteCount = number | bigint;
 
+/** The largest value of a bigint column: a traffic counter stops there. */
+export const BIGINT_MAX = 9223372036854775807n;
+
+/** Bytes to add, capped at BIGINT_MAX: a counter given that many is full either way. */
+export const atMostBigintMax = <T extends ByteCount>(bytes: T): T | bigint =>
+  bytes > BIGINT_MAX ? BIGINT_MAX : bytes;
+
 /** `sum + more`, exactly. */
 export function addBytes(sum: ByteCount, more: ByteCount): ByteCount {
   if (typeof sum === 'number' && typeof more === 'number') {

@@ -1,8 +1,16 @@
 import { Injectable } from '@nestjs/common';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
+import { atMostBigintMax, BIGINT_MAX } from '../common/byte-count';
 import type { Uuid } from '../common/uuid';
-import { preparedRows, sqlRows, timestamptzArray, uuidArray, writtenAhead } from '../database/sql';
+import {
+  bigintArray,
+  preparedRows,
+  sqlRows,
+  timestamptzArray,
+  uuidArray,
+  writtenAhead,
+} from '../database/sql';
 import { ROUTING_VERSION_SQL } from '../nodes/nodes.repository';
 import { defaultLimitSql, EFFECTIVE_LIMIT_SQL } from '../users/traffic-limit';
 import { shareBucket } from './share';
@@ -78,24 +86,28 @@ export const lockAndCountDevicesCtes = (
       FROM devices WHERE id = ANY(${ids}::uuid[]) AND ${after} ORDER BY id FOR NO KEY UPDATE
   ), counted AS (
     UPDATE devices d
-       SET bytes_up = LEAST(d.bytes_up + v.up, 9223372036854775807),
-           bytes_down = LEAST(d.bytes_down + v.down, 9223372036854775807),
+       SET bytes_up = CASE WHEN v.up > ${BIGINT_MAX} - d.bytes_up THEN ${BIGINT_MAX}
+                           ELSE d.bytes_up + v.up END,
+           bytes_down = CASE WHEN v.down > ${BIGINT_MAX} - d.bytes_down THEN ${BIGINT_MAX}
+                             ELSE d.bytes_down + v.down END,
            last_seen_at = now(), last_node_id = v.node_id
-      FROM unnest(${lines.ids}::uuid[], ${lines.userIds}::uuid[], ${lines.up}::numeric[],
-                  ${lines.down}::numeric[], ${lines.nodeIds}::uuid[])
+      FROM unnest(${lines.ids}::uuid[], ${lines.userIds}::uuid[], ${lines.up}::bigint[],
+                  ${lines.down}::bigint[], ${lines.nodeIds}::uuid[])
            AS v(id, user_id, up, down, node_id)
      WHERE d.id = v.id AND d.user_id = v.user_id AND (SELECT count(*) FROM locked) > 0
   )`;
 
 /**
- * `DeviceLines` as the parameters of `lockAndCountDevicesCtes`, in its columns' order: the ids in
- * PostgreSQL's binary form (`uuidArray`), the byte counts as text (they are `numeric[]`).
+ * `DeviceLines` as the parameters of `lockAndCountDevicesCtes`, in its columns' order, in
+ * PostgreSQL's binary form (pg's text arrays, quoted element by element, were most of what the
+ * service allocated for a traffic batch's statements). The bytes are capped at BIGINT_MAX: a
+ * counter given that many is full either way.
  */
 export const deviceLinesParams = (lines: DeviceLines): unknown[] => [
   uuidArray(lines.ids),
   uuidArray(lines.userIds),
-  lines.up.map(String),
-  lines.down.map(String),
+  bigintArray(lines.up.map(atMostBigintMax)),
+  bigintArray(lines.down.map(atMostBigintMax)),
   uuidArray(lines.nodeIds),
 ];
 

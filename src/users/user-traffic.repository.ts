@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
-import { type ByteCount, sumByUser } from '../common/byte-count';
+import { atMostBigintMax, BIGINT_MAX, type ByteCount, sumByUser } from '../common/byte-count';
 import { bigintArray, preparedRows, sqlRows, uuidArray } from '../database/sql';
 import { type Uuid, type UuidRange, WHOLE_UUID_RANGE } from '../common/uuid';
 import { subscriptionActiveSql } from './subscription-active';
@@ -71,9 +71,6 @@ export const ORDERED_JOINS_SETTINGS = `set_config('enable_hashjoin', 'off', true
   set_config('enable_seqscan', 'off', true), set_config('enable_bitmapscan', 'off', true)`;
 export const ORDERED_JOINS = `SELECT ${ORDERED_JOINS_SETTINGS}`;
 
-/** The largest value of a bigint column: a traffic counter stops there. */
-export const BIGINT_MAX = 9223372036854775807n;
-
 /**
  * The CTEs `added` and `added_summary`: adds `bytes` (a bigint[] parameter, each at most
  * BIGINT_MAX) to the counters of the users `ids` (uuid[]), saturating at BIGINT_MAX, `fallback`
@@ -120,9 +117,6 @@ export interface AddedSummary {
   warn80: string[];
   firstUse: string[];
 }
-
-/** Bytes to add, capped at BIGINT_MAX: a counter given that many is full either way. */
-const atMostBigintMax = (bytes: ByteCount): ByteCount => (bytes > BIGINT_MAX ? BIGINT_MAX : bytes);
 
 /** Bytes for users, summed by user in id order, as `addTrafficCtes` takes them. */
 export interface TrafficAddition {
