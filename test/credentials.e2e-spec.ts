@@ -86,8 +86,13 @@ describe('the device ids each node carries', () => {
     await t.close();
   });
 
-  const ask = async (nodeId: string, since: number, secret?: string): Promise<Answer> => {
-    const response = await t
+  const ask = async (
+    nodeId: string,
+    since: number,
+    secret?: string,
+    to: TestApp = t,
+  ): Promise<Answer> => {
+    const response = await to
       .http()
       .get(`/api/v1/internal/credentials?node_id=${nodeId}&since=${since}`)
       .set('X-Internal-Secret', secret ?? agents.get(nodeId)!.secret);
@@ -416,5 +421,44 @@ describe('the device ids each node carries', () => {
     // And a node's poll still answers.
     const now = await ask(nodeId, 0);
     expect(await ask(nodeId, now.version)).toMatchObject({ version: now.version, full: false });
+  });
+
+  // Last: a second application in this process takes over passport's strategies, and closing it
+  // leaves the first one's sign-ins without theirs.
+  it('an instance that answered polls from its reading of the change log sees what changed through another', async () => {
+    const other = await startTestApp(
+      { ROUTING_NODES_MAX: String(SHARE) },
+      { database: t.database },
+    );
+    try {
+      const user = await subscribedUser(t);
+      const share = await shareOf(user);
+      const elsewhere = [...agents.keys()].filter((id) => !share.includes(id));
+      const start = new Map<string, number>();
+      for (const id of agents.keys()) start.set(id, (await ask(id, 0)).version);
+      const tablet = await linkDevice(user, 'Tablet');
+      // The other instance's first reading of the log.
+      const seen = new Map<string, number>();
+      for (const id of agents.keys()) {
+        const answer = await ask(id, start.get(id)!, undefined, other);
+        expect(answer.upsert.map((c) => c.device_id)).toEqual(
+          share.includes(id) ? [tablet.id] : [],
+        );
+        seen.set(id, answer.version);
+      }
+      // Made through the first instance, asked of the other: read from the log as it moved.
+      const watch = await linkDevice(user, 'Watch');
+      for (const id of agents.keys()) {
+        const answer = await ask(id, seen.get(id)!, undefined, other);
+        expect(answer.full).toBe(false);
+        // The changed user's devices, all of them.
+        expect(answer.upsert.map((c) => c.device_id).sort()).toEqual(
+          share.includes(id) ? [tablet.id, watch.id].sort() : [],
+        );
+      }
+      expect(elsewhere.length).toBeGreaterThan(0);
+    } finally {
+      await other.close();
+    }
   });
 });

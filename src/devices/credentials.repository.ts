@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { preparedRows, sqlRows } from '../database/sql';
+import type { LoggedChange } from './change-log-cache';
 import { ROUTING_VERSION_SQL } from '../nodes/nodes.repository';
 import { subscriptionActiveSql } from '../users/subscription-active';
 import { defaultLimitSql, OVER_LIMIT_SQL } from '../users/traffic-limit';
@@ -101,6 +102,17 @@ export class CredentialsRepository {
       [since, upTo, buckets],
     );
     return { users: row?.users ?? [], removed: row?.removed ?? [] };
+  }
+
+  /** The changes numbered in `(after, upTo]`, each with its user's bucket, in ascending versions. */
+  async loggedChanges(after: number, upTo: number): Promise<LoggedChange[]> {
+    const rows = await preparedRows<{ version: string; bucket: number }>(
+      this.txHost.tx,
+      `SELECT version::text, share_bucket AS bucket FROM credential_changes
+        WHERE version > $1 AND version <= $2 ORDER BY version`,
+      [after, upTo],
+    );
+    return rows.map((row) => ({ version: Number(row.version), bucket: row.bucket }));
   }
 
   /** The buckets changed in `(since, upTo]`. */

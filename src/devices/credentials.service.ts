@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { type Settings } from '../config/settings';
 import { SETTINGS } from '../config/settings.module';
 import { type NodeShare, RoutingService } from '../nodes/routing.service';
+import { ChangeLogCache } from './change-log-cache';
 import { type CredentialRow, CredentialsRepository } from './credentials.repository';
 
 /** A credential as a node adds it to its core. */
@@ -42,12 +43,17 @@ const toCredential = (row: CredentialRow): Credential => ({
 export class CredentialsService {
   private readonly known = new Map<string, { hash: string; sinceVersion: number }>();
   private knownFor: object | null = null;
+  private readonly changeLog: ChangeLogCache;
 
   constructor(
     private readonly credentials: CredentialsRepository,
     private readonly routing: RoutingService,
     @Inject(SETTINGS) private readonly settings: Settings,
-  ) {}
+  ) {
+    this.changeLog = new ChangeLogCache((after, upTo) =>
+      this.credentials.loggedChanges(after, upTo),
+    );
+  }
 
   async forNode(nodeId: string, since: number): Promise<CredentialsAnswer> {
     // The counter first: every change numbered up to it has committed (see migration 0021).
@@ -75,7 +81,10 @@ export class CredentialsService {
         remove: [],
       };
     }
-    if (since === version) return { version, full, upsert: [], remove: [] };
+    // Nothing logged since the node's version concerns its users.
+    if (!(await this.changeLog.mayConcern(since, version, buckets))) {
+      return { version, full, upsert: [], remove: [] };
+    }
     const changed = await this.credentials.changes(since, version, buckets);
     const rows = changed.users.length > 0 ? await this.read({ users: changed.users }) : [];
     const upsert: Credential[] = [];
