@@ -15,6 +15,14 @@ export const BIGINT_MAX = 9223372036854775807n;
 export const atMostBigintMax = <T extends ByteCount>(bytes: T): T | bigint =>
   bytes > BIGINT_MAX ? BIGINT_MAX : bytes;
 
+/**
+ * SQL: the bigint `counter` (never negative) plus the bigint `added` (at most BIGINT_MAX), stopping
+ * at BIGINT_MAX, in bigint arithmetic (`BIGINT_MAX - counter` cannot overflow), as every traffic
+ * counter adds.
+ */
+export const saturatingAddSql = (counter: string, added: string): string =>
+  `CASE WHEN ${added} > ${BIGINT_MAX} - ${counter} THEN ${BIGINT_MAX} ELSE ${counter} + ${added} END`;
+
 /** `sum + more`, exactly. */
 export function addBytes(sum: ByteCount, more: ByteCount): ByteCount {
   if (typeof sum === 'number' && typeof more === 'number') {

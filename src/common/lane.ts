@@ -18,6 +18,16 @@ export interface LaneRoute<Input> {
 }
 
 /**
+ * A POST no browser sent: without `Origin` or `Referer`, so that CORS adds nothing and the origin
+ * check (which reads the Referer when there is no Origin, on a POST even without cookies) would
+ * pass it. Each POST lane takes only such a request.
+ */
+export function isNotFromBrowser(request: Request): boolean {
+  const { headers } = request;
+  return request.method === 'POST' && headers.origin === undefined && headers.referer === undefined;
+}
+
+/**
  * A GET a lane may take: without a body (none declared, or an empty one), a declared encoding
  * (refused with a 415 by the body parser even without a body) or `Origin` (CORS then adds
  * nothing, and the origin check passes every GET).

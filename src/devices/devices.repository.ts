@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
-import { atMostBigintMax, BIGINT_MAX } from '../common/byte-count';
+import { atMostBigintMax, saturatingAddSql } from '../common/byte-count';
 import type { Uuid } from '../common/uuid';
 import {
   bigintArray,
@@ -86,10 +86,8 @@ export const lockAndCountDevicesCtes = (
       FROM devices WHERE id = ANY(${ids}::uuid[]) AND ${after} ORDER BY id FOR NO KEY UPDATE
   ), counted AS (
     UPDATE devices d
-       SET bytes_up = CASE WHEN v.up > ${BIGINT_MAX} - d.bytes_up THEN ${BIGINT_MAX}
-                           ELSE d.bytes_up + v.up END,
-           bytes_down = CASE WHEN v.down > ${BIGINT_MAX} - d.bytes_down THEN ${BIGINT_MAX}
-                             ELSE d.bytes_down + v.down END,
+       SET bytes_up = ${saturatingAddSql('d.bytes_up', 'v.up')},
+           bytes_down = ${saturatingAddSql('d.bytes_down', 'v.down')},
            last_seen_at = now(), last_node_id = v.node_id
       FROM unnest(${lines.ids}::uuid[], ${lines.userIds}::uuid[], ${lines.up}::bigint[],
                   ${lines.down}::bigint[], ${lines.nodeIds}::uuid[])

@@ -1,5 +1,5 @@
 import type { Request, RequestHandler } from 'express';
-import { answerInLane, type LaneRoute } from '../common/lane';
+import { answerInLane, isNotFromBrowser, type LaneRoute } from '../common/lane';
 import type { InternalCallers } from '../nodes/internal-callers';
 import type { InternalController } from './internal.controller';
 import type { ReadTrafficReport } from './traffic-report-reader';
@@ -30,15 +30,7 @@ export function trafficLane(parts: TrafficLaneParts): RequestHandler {
   const route: LaneRoute<ReadTrafficReport> = {
     path,
     admit: async (request: Request) => {
-      const { headers } = request;
-      // The origin check reads the Referer when there is no Origin, on a POST even without cookies.
-      if (
-        request.method !== 'POST' ||
-        headers.origin !== undefined ||
-        headers.referer !== undefined
-      ) {
-        return null;
-      }
+      if (!isNotFromBrowser(request)) return null;
       const report = request.body as ReadTrafficReport;
       const secret = request.header('x-internal-secret');
       return (await callers.speaksForNode(secret, report.node_id)) ? report : null;

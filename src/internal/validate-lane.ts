@@ -2,7 +2,7 @@ import { isUUID } from 'class-validator';
 import type { Request, RequestHandler } from 'express';
 import getRawBody from 'raw-body';
 import { JSON_PARSE_FAILED, PLAIN_JSON, parseStrictJson } from '../common/body-parsing';
-import { answerInLane, type LaneRoute } from '../common/lane';
+import { answerInLane, isNotFromBrowser, type LaneRoute } from '../common/lane';
 import { canonicalUuid } from '../common/uuid';
 import type { InternalCallers } from '../nodes/internal-callers';
 import { MAX_TOKEN_LENGTH, type ValidateTokenRequest } from './dto/internal.dto';
@@ -96,11 +96,8 @@ function takes(request: Request, path: string, bodyLimit: number): boolean {
   const { headers } = request;
   const length = Number(headers['content-length']);
   return (
-    request.method === 'POST' &&
+    isNotFromBrowser(request) &&
     request.url === path &&
-    headers.origin === undefined &&
-    // The origin check reads the Referer when there is no Origin, on a POST even without cookies.
-    headers.referer === undefined &&
     headers['content-encoding'] === undefined &&
     headers['transfer-encoding'] === undefined &&
     length > 0 &&

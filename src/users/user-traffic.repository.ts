@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
-import { atMostBigintMax, BIGINT_MAX, type ByteCount, sumByUser } from '../common/byte-count';
+import { atMostBigintMax, type ByteCount, saturatingAddSql, sumByUser } from '../common/byte-count';
 import { bigintArray, preparedRows, sqlRows, uuidArray } from '../database/sql';
 import { type Uuid, type UuidRange, WHOLE_UUID_RANGE } from '../common/uuid';
 import { subscriptionActiveSql } from './subscription-active';
@@ -82,9 +82,7 @@ export const ORDERED_JOINS = `SELECT ${ORDERED_JOINS_SETTINGS}`;
  */
 export const addTrafficCtes = (ids: string, bytes: string, fallback: string): string => `added AS (
     UPDATE users u
-       SET traffic_used_bytes = CASE WHEN v.bytes > ${BIGINT_MAX} - u.traffic_used_bytes
-                                     THEN ${BIGINT_MAX}
-                                     ELSE u.traffic_used_bytes + v.bytes END
+       SET traffic_used_bytes = ${saturatingAddSql('u.traffic_used_bytes', 'v.bytes')}
       FROM unnest(${ids}::uuid[], ${bytes}::bigint[]) AS v(id, bytes)
      WHERE u.id = v.id
     RETURNING u.id, u.traffic_used_bytes, u.traffic_limit_bytes, u.plan_name,
