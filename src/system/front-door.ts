@@ -13,18 +13,18 @@ const passedOn = new WeakMap<IncomingMessage, unknown>();
  * The lanes answer the routes every app and node calls over and over (GET /users/me and
  * /nodes/routing, POST /internal/validate): Express's router cost each of them about a tenth of its
  * CPU and more of its garbage (bench/RESULTS.md, issue 46), and they need none of it. They get the
- * request and response Express would give them (its prototypes, as `app.handle` sets them).
+ * request and response Express would give them: the server makes them with Express's prototypes
+ * (`http-server.ts`), and the few fields `app.handle` sets are set here.
  */
 export function frontDoor(
   app: Express,
   watch: RequestHandler,
   lanes: readonly RequestHandler[],
 ): RequestListener {
-  const { request: requestPrototype, response: responsePrototype } = app;
   return (incoming: IncomingMessage, outgoing: ServerResponse) => {
-    // What Express's `app.handle` and router set before the first middleware.
-    const request = Object.setPrototypeOf(incoming, requestPrototype) as Request;
-    const response = Object.setPrototypeOf(outgoing, responsePrototype) as Response;
+    const request = incoming as Request;
+    const response = outgoing as Response;
+    // What Express's `app.handle` and router set before the first middleware, its prototypes apart.
     request.res = response;
     response.req = request;
     response.locals = Object.create(null) as Record<string, unknown>;

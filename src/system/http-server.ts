@@ -1,7 +1,7 @@
 import type { NestApplicationOptions } from '@nestjs/common';
 import { ExpressAdapter } from '@nestjs/platform-express';
 import express from 'express';
-import { createServer } from 'node:http';
+import { IncomingMessage, ServerResponse, createServer } from 'node:http';
 import type { Settings } from '../config/settings';
 
 /** How often Node checks the timeouts below: without it, a slow client is noticed after 30 s. */
@@ -23,6 +23,7 @@ export class TimedExpressAdapter extends ExpressAdapter {
     const { http } = this.settings;
     const server = createServer(
       {
+        ...expressMessages(this.getInstance<express.Express>()),
         headersTimeout: http.headersTimeoutMs,
         requestTimeout: http.requestTimeoutMs,
         keepAliveTimeout: http.keepAliveTimeoutMs,
@@ -33,6 +34,37 @@ export class TimedExpressAdapter extends ExpressAdapter {
     server.maxConnections = http.maxConnections;
     this.httpServer = server;
   }
+}
+
+/**
+ * The server's request and response classes: Node's, whose objects have Express's prototypes
+ * (`app.request`, `app.response`) from the start. Express sets them on each request instead
+ * (`Object.setPrototypeOf` in `app.handle`), and V8 then gives each such object a hidden class of
+ * its own for every property it gains afterwards (`req.res`, `req.id`, `req.user`, …): about 6 KB
+ * of maps a request, all of it garbage for the old generation's collections, and property reads
+ * that never settle on a shape. Made this way, Express's setting of the prototype each object
+ * already has changes nothing, and every request shares its hidden classes with the others
+ * (bench/RESULTS.md, issue 46).
+ */
+function expressMessages(app: express.Express): {
+  IncomingMessage: typeof IncomingMessage;
+  ServerResponse: typeof ServerResponse;
+} {
+  // Node's own constructors are functions, called here on the new object with the server's
+  // arguments; the form `Reflect.construct(IncomingMessage, args, ExpressRequest)` gave every
+  // object a hidden class of its own again.
+  function ExpressRequest(this: IncomingMessage, ...args: unknown[]): void {
+    Reflect.apply(IncomingMessage, this, args);
+  }
+  ExpressRequest.prototype = app.request;
+  function ExpressResponse(this: ServerResponse, ...args: unknown[]): void {
+    Reflect.apply(ServerResponse, this, args);
+  }
+  ExpressResponse.prototype = app.response;
+  return {
+    IncomingMessage: ExpressRequest as unknown as typeof IncomingMessage,
+    ServerResponse: ExpressResponse as unknown as typeof ServerResponse,
+  };
 }
 
 /**
