@@ -289,7 +289,14 @@ describe('the subscription link: what client apps import', () => {
     const { path } = await linkOf(user);
     const answer = await fetchAs(`${path}?format=sing-box`, 'v2rayNG/1.8.5').expect(200);
     expect(JSON.parse(answer.text).outbounds).toBeDefined();
-    await fetchAs(`${path}?format=nonsense`, 'v2rayNG/1.8.5').expect(400);
+    // `@Res({ passthrough: true })` leaves the answer to Nest: a refusal is the filter's body.
+    const refused = await fetchAs(`${path}?format=nonsense`, 'v2rayNG/1.8.5').expect(400);
+    expect(refused.body).toMatchObject({
+      statusCode: 400,
+      code: 'VALIDATION_FAILED',
+      details: [{ field: 'format' }],
+      request_id: refused.headers['x-request-id'],
+    });
   });
 
   it('makes one device per HWID, refuses the third of a limit of 2, and one HWID twenty times at once is one device', async () => {
