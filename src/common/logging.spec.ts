@@ -1,4 +1,5 @@
-import { EventEmitter } from 'node:events';
+import { spawn } from 'node:child_process';
+import { EventEmitter, once } from 'node:events';
 import { createServer, get, type Server } from 'node:http';
 import { Writable } from 'node:stream';
 import express from 'express';
@@ -168,4 +169,58 @@ describe('log format', () => {
       ['warn', 'slow', 'Jobs'],
     ]);
   });
+});
+
+describe('standard output', () => {
+  /**
+   * A process logging through the service's destination (`loggerOptions`): one line, then, once
+   * told on stdin, 500 lines and `process.exit` at once.
+   */
+  const script = `
+    const pino = require('pino');
+    const { loggerOptions } = require('./src/common/logging');
+    const { loadSettings } = require('./src/config/settings');
+    const settings = loadSettings(${JSON.stringify({
+      NODE_ENV: 'production',
+      LOG_LEVEL: 'info',
+      DATABASE_URL: 'postgresql://logging@db.example.test/logging',
+      PUBLIC_API_URL: 'https://api.example.test',
+      APP_URL: 'https://app.example.test',
+      ...SECRETS,
+    })});
+    const [options, destination] = loggerOptions(settings).pinoHttp;
+    const logger = pino({ ...options, transport: undefined }, destination);
+    logger.info('alone');
+    process.stdin.once('data', () => {
+      for (let n = 0; n < 500; n++) logger.info({ n }, 'burst');
+      process.exit(0);
+    });`;
+
+  it("a quiet service's line is written within a moment; every line logged before an exit is kept", async () => {
+    const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', '-e', script], {
+      cwd: `${__dirname}/../..`,
+      stdio: ['pipe', 'pipe', 'inherit'],
+    });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const exited = once(child, 'exit');
+    try {
+      // Far less than 4 KB: written by the periodic flush, while the process still runs.
+      const deadline = Date.now() + 15_000;
+      while (!output.includes('"msg":"alone"') && Date.now() < deadline) {
+        await new Promise((done) => setTimeout(done, 20));
+      }
+      expect(output).toContain('"msg":"alone"');
+      expect(child.exitCode).toBeNull();
+      child.stdin.end('go\n');
+      expect(await exited).toEqual([0, null]);
+      const burst = output
+        .split('\n')
+        .filter((line) => line.includes('"msg":"burst"'))
+        .map((line) => (JSON.parse(line) as { n: number }).n);
+      expect(burst).toEqual(Array.from({ length: 500 }, (_, n) => n));
+    } finally {
+      child.kill();
+    }
+  }, 30_000);
 });

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
-import { DataSource, type Repository } from 'typeorm';
+import { DataSource, type EntityMetadata, type Repository } from 'typeorm';
 import { isUniqueViolation } from '../database/postgres-errors';
 import { ROUTING_VERSION_SQL } from '../nodes/nodes.repository';
 import { preparedRows, sqlRows } from '../database/sql';
@@ -154,13 +154,21 @@ export class AccountsRepository {
     return new Map(rows.map((row) => [row.name, row.bytes]));
   }
 
+  /**
+   * The user a row of its columns holds, made as the entity's metadata makes one. The metadata is
+   * looked up once: a repository from the transaction host looks it up again on every call, and
+   * this runs for every signed-in request.
+   */
   private fromRow(row: Record<string, unknown>): User {
-    const user = this.users.create();
-    for (const column of this.users.metadata.columns) {
-      Object.assign(user, { [column.propertyName]: row[column.databaseName] });
+    this.userMetadata ??= this.dataSource.getMetadata(User);
+    const user = this.userMetadata.create() as User & Record<string, unknown>;
+    for (const column of this.userMetadata.columns) {
+      user[column.propertyName] = row[column.databaseName];
     }
     return user;
   }
+
+  private userMetadata?: EntityMetadata;
 
   findBySeedHash(seedHash: string): Promise<User | null> {
     return this.users.findOneBy({ seedHash });
