@@ -17,6 +17,16 @@ const SECRETS = {
   SEED_PEPPER: 'logging-spec-seed-pepper-0123456789abcdefg',
 };
 
+/** A production service's settings, logging at `info`. */
+const ENVIRONMENT = {
+  NODE_ENV: 'production',
+  LOG_LEVEL: 'info',
+  DATABASE_URL: 'postgresql://logging@db.example.test/logging',
+  PUBLIC_API_URL: 'https://api.example.test',
+  APP_URL: 'https://app.example.test',
+  ...SECRETS,
+};
+
 /** Tells the test that a request to `/hang` reached the server. */
 const hanging = new EventEmitter();
 
@@ -30,14 +40,7 @@ async function linesReach(lines: unknown[], count: number): Promise<void> {
 
 /** The service's logger and request-log middleware on a bare Express app, its lines into `lines`. */
 function serverLogging(lines: Record<string, unknown>[]): Server {
-  const settings = loadSettings({
-    NODE_ENV: 'production',
-    LOG_LEVEL: 'info',
-    DATABASE_URL: 'postgresql://logging@db.example.test/logging',
-    PUBLIC_API_URL: 'https://api.example.test',
-    APP_URL: 'https://app.example.test',
-    ...SECRETS,
-  });
+  const settings = loadSettings(ENVIRONMENT);
   const configured = loggerOptions(settings).pinoHttp;
   const options = (Array.isArray(configured) ? configured[0] : configured) as Options;
   const sink = new Writable({
@@ -180,14 +183,7 @@ describe('standard output', () => {
     const pino = require('pino');
     const { loggerOptions } = require('./src/common/logging');
     const { loadSettings } = require('./src/config/settings');
-    const settings = loadSettings(${JSON.stringify({
-      NODE_ENV: 'production',
-      LOG_LEVEL: 'info',
-      DATABASE_URL: 'postgresql://logging@db.example.test/logging',
-      PUBLIC_API_URL: 'https://api.example.test',
-      APP_URL: 'https://app.example.test',
-      ...SECRETS,
-    })});
+    const settings = loadSettings(${JSON.stringify(ENVIRONMENT)});
     const [options, destination] = loggerOptions(settings).pinoHttp;
     const logger = pino({ ...options, transport: undefined }, destination);
     logger.info('alone');
