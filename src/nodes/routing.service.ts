@@ -33,9 +33,9 @@ interface RoutingRead {
   /** Each bucket's share as routing answers it, made on the first request of the bucket. */
   shareLists: (ShareList | undefined)[];
   /** Each node's buckets, made on the first question about a node (`nodeShare`). */
-  nodeBuckets?: Map<string, number[]>;
+  nodeBuckets?: Promise<Map<string, number[]>>;
   /** `allNodeShares`, made once per list. */
-  allShares?: Map<string, NodeShare>;
+  allShares?: Promise<Map<string, NodeShare>>;
 }
 
 interface ShareList {
@@ -177,7 +177,7 @@ export class RoutingService {
    */
   async nodeShare(nodeId: string, routingVersion?: string): Promise<NodeShare> {
     const read = await this.readAt(routingVersion);
-    const share = this.sharesOf(read).get(nodeId);
+    const share = (await this.sharesOf(read)).get(nodeId);
     return share ?? { list: read, all: false, buckets: [], hash: shareHash([]) };
   }
 
@@ -205,11 +205,17 @@ export class RoutingService {
     return this.sharesOf(await this.reads.submit(null));
   }
 
-  private sharesOf(read: RoutingRead): Map<string, NodeShare> {
-    if (read.allShares) return read.allShares;
+  /** Every node's share of `read`, made once (see `bucketsByNode`); callers meanwhile share it. */
+  private sharesOf(read: RoutingRead): Promise<Map<string, NodeShare>> {
+    read.allShares ??= this.makeShares(read);
+    return read.allShares;
+  }
+
+  private async makeShares(read: RoutingRead): Promise<Map<string, NodeShare>> {
     const shares = new Map<string, NodeShare>();
-    const byNode = this.everyNode(read) ? null : this.bucketsByNode(read);
-    for (const node of read.nodes) {
+    const byNode = this.everyNode(read) ? null : await this.bucketsByNode(read);
+    for (const [n, node] of read.nodes.entries()) {
+      if (n > 0 && n % NODES_PER_TURN === 0) await nextTurn();
       const buckets = byNode?.get(node.id) ?? [];
       shares.set(
         node.id,
@@ -218,7 +224,6 @@ export class RoutingService {
           : { list: read, all: true, buckets, hash: 'all' },
       );
     }
-    read.allShares = shares;
     return shares;
   }
 
@@ -257,22 +262,37 @@ export class RoutingService {
     return list;
   }
 
-  /** Every bucket's share turned around: about 20 ms for 5,000 nodes, once per node list. */
-  private bucketsByNode(read: RoutingRead): Map<string, number[]> {
-    if (read.nodeBuckets) return read.nodeBuckets;
-    const byNode = new Map<string, number[]>();
-    for (let bucket = 0; bucket < SHARE_BUCKETS; bucket++) {
-      for (const i of this.bucketShare(read, bucket)) {
-        const id = read.nodes[i].id;
-        const list = byNode.get(id);
-        if (list) list.push(bucket);
-        else byNode.set(id, [bucket]);
+  /**
+   * Every bucket's share turned around, once per node list. For 5,000 nodes that is 80-300 ms of
+   * CPU (20 million rendezvous scores), which in one piece held every request behind it and took
+   * the full fleet's p99 past 100 ms (bench/RESULTS.md); it is made `BUCKETS_PER_TURN` buckets at
+   * a time, the event loop serving requests in between.
+   */
+  private bucketsByNode(read: RoutingRead): Promise<Map<string, number[]>> {
+    read.nodeBuckets ??= (async () => {
+      const byNode = new Map<string, number[]>();
+      for (let bucket = 0; bucket < SHARE_BUCKETS; bucket++) {
+        if (bucket > 0 && bucket % BUCKETS_PER_TURN === 0) await nextTurn();
+        for (const i of this.bucketShare(read, bucket)) {
+          const id = read.nodes[i].id;
+          const list = byNode.get(id);
+          if (list) list.push(bucket);
+          else byNode.set(id, [bucket]);
+        }
       }
-    }
-    read.nodeBuckets = byNode;
-    return byNode;
+      return byNode;
+    })();
+    return read.nodeBuckets;
   }
 }
+
+/** Buckets scored in one turn of the event loop: 5,000 nodes, about 2-5 ms. */
+const BUCKETS_PER_TURN = 64;
+/** Nodes whose share is named (a hash each) in one turn of the event loop. */
+const NODES_PER_TURN = 500;
+
+/** The rest of this turn of the event loop: what it has read is served first. */
+const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /** A short name of a set of buckets (SHA-256 of the ascending list). */
 function shareHash(buckets: readonly number[]): string {
