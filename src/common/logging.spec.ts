@@ -199,7 +199,8 @@ describe('standard output', () => {
     });
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    const exited = once(child, 'exit');
+    // 'close', not 'exit': the output is then read to its end.
+    const exited = once(child, 'close');
     try {
       // Far less than 4 KB: written by the periodic flush, while the process still runs.
       const deadline = Date.now() + 15_000;

@@ -24,8 +24,9 @@ export const REDACTED_PATHS = [
 /**
  * The application's logger: JSON lines, redacted, pretty-printed instead for a person at a
  * terminal in development. Lines go out through an asynchronous buffered destination instead
- * of one synchronous write each (`BUFFERED_OUTPUT`); pino flushes that buffer synchronously when
- * the process exits, so a shutdown keeps them.
+ * of one synchronous write each (`BUFFERED_OUTPUT`); pino writes what is still buffered
+ * synchronously when the process exits (`process.exit`, as a shutdown ends), so a shutdown keeps
+ * them. A process killed outright loses what it logged in its last 100 ms at most.
  *
  * Each request's own line is written by `requestLog` (request-id.ts) from this logger, so nestjs-pino
  * mounts no per-request middleware (`forRoutes: []`): pino-http's two child loggers and its async
@@ -57,6 +58,7 @@ const asIs = <T>(value: T): T => value;
  * Standard output, written in chunks of at least 4 KB (some twenty lines) or every 100 ms,
  * whichever comes first: each write is a system call and a round through libuv's thread pool,
  * which one line a request made a measurable share of a busy service's CPU (bench/RESULTS.md).
+ * (The flush of an idle process writes an empty chunk: ten writes of nothing a second.)
  */
 const BUFFERED_OUTPUT = { dest: 1, sync: false, minLength: 4096, periodicFlush: 100 } as const;
 
