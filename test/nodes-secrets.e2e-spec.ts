@@ -5,7 +5,7 @@ import { ProvisioningService } from '../src/nodes/provisioning.service';
 import { type FakeSshServer, sshKeyPair, startFakeSsh } from './fakes/ssh-server';
 import { startTestApp, type TestApp } from './harness/app';
 import { newUser } from './harness/factories';
-import { createNode } from './harness/nodes';
+import { createNode, waitFor } from './harness/nodes';
 
 /**
  * The SSH private key, the REALITY private key, the agent's TLS key and the node's own secret exist
@@ -133,6 +133,15 @@ describe('nodes: private keys stay secret', () => {
       )) as { dump: string | null }[];
       database += rows[0].dump ?? '';
     }
+    // The log goes out in chunks, at the latest 100 ms after a line (`BUFFERED_OUTPUT`).
+    await waitFor(
+      async () => {
+        const log = logged.join('');
+        return log.includes('node restart failed') && log.includes('"url":"/api/v1/admin/audit"');
+      },
+      5_000,
+      "the restart's failure and the last request's line in the log",
+    );
     const log = logged.join('');
     expect(log.length).toBeGreaterThan(0); // the capture works: request lines were logged
     // Each failure is logged, one line naming the node, beside last_error and the audit log.
