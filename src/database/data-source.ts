@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { type DataSourceOptions } from 'typeorm';
 import { PipelinedClient } from './pipelined-client';
+import { FAST_TIMESTAMPS } from './timestamps';
 import { loadMigrations } from './migrations';
 import { withoutNamedStatements } from './sql';
 import { SnakeNamingStrategy } from './naming-strategy';
@@ -81,7 +82,7 @@ export function sessionParameters({
  * ends at `queryDeadlineMs` whatever the server does (it is answered 503 too), and its connection
  * is closed (`DeadlineClient`), so a request waits at most DB_POOL_WAIT_MS for a connection plus
  * that deadline per statement. A transaction's first statement is written right behind its start
- * (`PipelinedClient`). Behind a pooler
+ * (`PipelinedClient`); `timestamptz` values are read by `FAST_TIMESTAMPS`. Behind a pooler
  * (`pooler`), the data source is marked so that `preparedRows` names no statement. `extra.entities`
  * says which entities it loads: the features' (src/entities.ts) or none (the app, whose feature
  * modules register their own; a connection that only locks or migrates).
@@ -107,6 +108,7 @@ export function dataSourceOptions(
       keepAlive: true,
       keepAliveInitialDelayMillis: 10_000,
       Client: PipelinedClient,
+      types: FAST_TIMESTAMPS,
       ...sessionParameters(connection),
       ...(queryDeadlineMs(connection.statementTimeoutMs) === undefined
         ? {}
