@@ -17,7 +17,8 @@ import { TotpRepository } from './totp.repository';
 const RECOVERY_CODES = 10;
 /** The authenticator apps' defaults (SHA-1, six digits, 30 s); the previous period's code is still taken (clocks drift; typing takes time), a future one never. */
 const codes = authenticator.clone({ window: [1, 0] });
-const PERIOD_MS = 30_000;
+/** The time step of the codes (the apps' 30 s). */
+export const TOTP_PERIOD_MS = 30_000;
 /** Secret bytes: 160 bits, as RFC 4226 recommends. */
 const SECRET_BYTES = 20;
 
@@ -144,7 +145,7 @@ export class TotpService {
     const now = Date.now();
     const delta = codes.clone({ epoch: now }).checkDelta(code, this.box.open(secretEnc));
     if (delta === null) return null;
-    const step = Math.floor(now / PERIOD_MS) + delta;
+    const step = Math.floor(now / TOTP_PERIOD_MS) + delta;
     return step > lastStep ? step : null;
   }
 

@@ -1,7 +1,5 @@
 import { authenticator } from 'otplib';
-
-/** RFC 6238's time step, as the service and authenticator apps use it. */
-const STEP_MS = 30_000;
+import { TOTP_PERIOD_MS as STEP_MS } from '../../src/auth/totp.service';
 
 /**
  * A code of `secret` for the time step before the current one, which the service takes (it takes
